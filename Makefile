@@ -1,0 +1,36 @@
+# kotae: `make run` sets up and starts on the bundled samples; `make test` sets up and runs the tests.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+KOTAE := $(VENV)/bin/kotae
+INDEX ?= .kotae
+export OPENBLAS_NUM_THREADS ?= 1
+
+.PHONY: setup run test test-fast lint samples clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+run: setup
+	$(KOTAE) --index $(INDEX) index samples
+	$(KOTAE) --index $(INDEX) repl
+
+test: setup
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+lint: setup
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/mypy src
+
+samples: setup
+	$(PY) samples/make_samples.py
+
+clean:
+	rm -rf $(INDEX) .pytest_cache

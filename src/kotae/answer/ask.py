@@ -1,0 +1,65 @@
+"""`ask`: search, gate, then an extractive answer whose every sentence carries its citation."""
+from __future__ import annotations
+
+import time
+
+from kotae.answer import extractive
+from kotae.chunking import detect_lang
+from kotae.embed.base import Embedder
+from kotae.search.analyze import analyze
+from kotae.search.searcher import Searcher
+from kotae.store.base import Filter
+from kotae.types import Answer, Hit, Source
+
+EXCERPT_CHARS = 400
+
+
+def dont_know(question: str) -> str:
+    """「わからない」 for Japanese questions, "I don't know" otherwise."""
+    return "わからない" if detect_lang(question) in ("ja", "mixed") else "I don't know"
+
+
+def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
+        flt: Filter | None = None) -> Answer:
+    """Answer `question` from the indexed documents only."""
+    t0 = time.perf_counter()
+    result = searcher.search(question, mode=mode, top_k=top_k, flt=flt)
+    timings: dict[str, float | None] = {"embed": result.timings_ms.get("embed"),
+                                        "search": result.timings_ms.get("search"),
+                                        "rerank": None, "generate": None}
+    version = searcher.store.index_version()
+    if not result.hits or not result.gate.found:
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return Answer(question, dont_know(question), False, "extractive", (), timings, version,
+                      notices=(f"not found in the documents: {result.gate.reason}",))
+    t1 = time.perf_counter()
+    sentences = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
+    cited = sorted({c.source for c in sentences})
+    number = {src: n for n, src in enumerate(cited, 1)}
+    rest = [i for i in range(len(result.hits)) if i not in number]
+    for i in rest:  # sources not cited follow, numbered after the cited ones
+        number[i] = len(number) + 1
+    text = " ".join(f"{c.text}[{number[c.source]}]" for c in sentences)
+    sources = sorted((Source(number[i], h, _excerpt(h)) for i, h in enumerate(result.hits)), key=lambda s: s.n)
+    timings["generate"] = (time.perf_counter() - t1) * 1000
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    return Answer(question, text, True, "extractive", tuple(sources), timings, version)
+
+
+def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
+             searcher: Searcher, passages: int = 3) -> list[extractive.Candidate]:
+    top = hits[:passages]
+    cands = extractive.candidates([h.chunk.text for h in top], [h.chunk.heading for h in top])
+    if not cands:
+        return [extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)]
+    vecs = embedder.passages([c.text for c in cands])
+    qtokens = analyze(question)
+    df, n = searcher.store.document_frequencies(list(dict.fromkeys(qtokens)))
+    scores = extractive.score(qvec, vecs, qtokens, [analyze(c.text) for c in cands],
+                              [c.source for c in cands], df, n)
+    return extractive.pick(cands, scores)
+
+
+def _excerpt(hit: Hit) -> str:
+    text = extractive.tidy(hit.chunk.text)
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"

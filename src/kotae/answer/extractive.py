@@ -1,0 +1,71 @@
+"""Extractive answers: the sentences of the top passages that best answer the question.
+
+A sentence's score is its cosine similarity to the question (e5 query vs passage) plus a bonus for the
+IDF-weighted share of the question's content words it contains; a small prior favours better-ranked
+passages. Pure: vectors and token statistics come in as arguments.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kotae.chunking import split_sentences
+
+KEYWORD_WEIGHT = 0.3
+RANK_PRIOR = 0.01  # per rank step; breaks near-ties in favour of the better passage
+MIN_CHARS = 6
+
+
+_CJK = "\u3000-\u30ff\u3400-\u9fff\uff00-\uffef"
+_CJK_BREAK = re.compile(f"(?<=[{_CJK}])\\s*\\n\\s*(?=[{_CJK}])")
+
+
+def tidy(text: str) -> str:
+    """One line for display: PDF line breaks inside Japanese vanish, others become one space."""
+    return " ".join(_CJK_BREAK.sub("", text).split())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    text: str
+    source: int  # index into the hits (0-based)
+    start: int  # offset inside the hit's chunk text
+
+
+def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
+               limit_per_passage: int = 12) -> list[Candidate]:
+    """Sentences of each passage; heading lines and fragments left out."""
+    out: list[Candidate] = []
+    for i, text in enumerate(passages):
+        heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
+        sents = [(a, tidy(text[a:b])) for a, b in split_sentences(text)]
+        sents = [(a, t) for a, t in sents
+                 if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
+        out += [Candidate(t, i, a) for a, t in sents[:limit_per_passage]]
+    return out
+
+
+def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequence[str],
+          sentence_tokens: Sequence[Sequence[str]], sources: Sequence[int], df: Mapping[str, int],
+          n_chunks: int) -> np.ndarray:
+    sims = sentence_vecs @ query_vec if len(sentence_vecs) else np.zeros(0)
+    terms = set(query_tokens)
+    idf = {t: math.log(1 + (n_chunks + 1) / (df.get(t, 0) + 0.5)) for t in terms}
+    total = sum(idf.values()) or 1.0
+    kw = np.array([sum(idf[t] for t in terms & set(toks)) / total for toks in sentence_tokens])
+    return sims + KEYWORD_WEIGHT * kw - RANK_PRIOR * np.asarray(sources, dtype=float)
+
+
+def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
+         keep_ratio: float = 0.97) -> list[Candidate]:
+    """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order."""
+    if not len(cands):
+        return []
+    order = np.argsort(-scores, kind="stable")
+    best = scores[order[0]]
+    chosen = [cands[i] for i in order[:max_sentences] if scores[i] >= best * keep_ratio]
+    return sorted(chosen, key=lambda c: (c.source, c.start))

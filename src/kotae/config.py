@@ -1,0 +1,38 @@
+"""One typed settings tree, a section per stage. Defaults are documented guesses until `kotae eval` measures."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+
+from kotae.search.searcher import SearchSettings
+
+DEFAULT_INDEX = os.environ.get("KOTAE_INDEX", ".kotae")
+DEFAULT_MODEL = os.environ.get("KOTAE_EMBED_MODEL", "e5-small")
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    max_tokens: int = 256  # e5-small reads 512 tokens; shorter chunks cite more precisely
+    overlap_tokens: int = 48  # the previous chunk's tail sentences, up to this many tokens
+    min_tokens: int = 32  # smaller sections merge into a neighbour on the same page
+
+    def key(self) -> str:
+        """A short hash: an index whose chunks were cut differently is re-chunked."""
+        return hashlib.sha1(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    chunk: ChunkSettings = field(default_factory=ChunkSettings)
+    tags: tuple[str, ...] = ()
+    cut_references: bool = False
+
+
+@dataclass(frozen=True)
+class Settings:
+    index: str = DEFAULT_INDEX
+    model: str = DEFAULT_MODEL
+    indexing: IndexSettings = field(default_factory=IndexSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)

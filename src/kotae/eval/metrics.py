@@ -1,0 +1,101 @@
+"""Retrieval metrics over one question's ranked results. Pure: plain data in, numbers out.
+
+A retrieved chunk is a *hit* when it lies on an evidence page of the evidence file (rule "page"), or
+contains one of the acceptable phrases, compared without whitespace and after NFKC (rule "phrase"), or
+either ("either"). Duplicates of one evidence unit (a page, or "the phrase") count once in nDCG.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+RULES = ("page", "phrase", "either")
+_WS = re.compile(r"\s+")
+
+
+def squash(text: str) -> str:
+    """Width- and whitespace-insensitive form for phrase matching."""
+    return _WS.sub("", unicodedata.normalize("NFKC", text)).lower()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    file: str | None
+    pages: tuple[int, ...] = ()
+    phrases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    file: str
+    page: int
+    text: str
+
+
+def unit(r: Retrieved, ev: Evidence, rule: str) -> str | None:
+    """The evidence unit a retrieved chunk satisfies, or None when it is not a hit."""
+    on_page = ev.file is not None and r.file == ev.file and r.page in ev.pages
+    if rule in ("page", "either") and on_page:
+        return f"page:{r.page}"
+    if rule in ("phrase", "either") and ev.phrases:
+        text = squash(r.text)
+        if any(squash(p) in text for p in ev.phrases if p):
+            return "phrase"
+    return None
+
+
+def judge(results: Sequence[Retrieved], ev: Evidence, rule: str = "either") -> list[str | None]:
+    if rule not in RULES:
+        raise ValueError(f"unknown hit rule {rule!r}; choose one of {', '.join(RULES)}")
+    return [unit(r, ev, rule) for r in results]
+
+
+def hit_at(units: Sequence[str | None], k: int) -> float:
+    return 1.0 if any(u is not None for u in units[:k]) else 0.0
+
+
+def mrr_at(units: Sequence[str | None], k: int = 10) -> float:
+    for i, u in enumerate(units[:k], 1):
+        if u is not None:
+            return 1.0 / i
+    return 0.0
+
+
+def ndcg_at(units: Sequence[str | None], ev: Evidence, rule: str, k: int = 10) -> float:
+    """Binary gains; each evidence unit gains once; ideal = all units at the top (at most 1.0)."""
+    seen: set[str] = set()
+    dcg = 0.0
+    for i, u in enumerate(units[:k], 1):
+        if u is not None and u not in seen:
+            seen.add(u)
+            dcg += 1.0 / math.log2(i + 1)
+    n_units = len(ev.pages) if rule != "phrase" and ev.pages else 1
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(n_units, k) + 1))
+    return min(1.0, dcg / ideal) if ideal else 0.0
+
+
+def all_found(units: Sequence[str | None], ev: Evidence, k: int = 10) -> float:
+    """1.0 when every evidence page appears in the top k (for questions needing several pages)."""
+    need = {f"page:{p}" for p in ev.pages}
+    return 1.0 if need and need <= set(u for u in units[:k] if u) else 0.0
+
+
+def retrieval_metrics(results: Sequence[Retrieved], ev: Evidence, rule: str = "either") -> dict[str, float]:
+    u = judge(results, ev, rule)
+    out = {f"hit@{k}": hit_at(u, k) for k in (1, 3, 5, 10)}
+    out["mrr@10"] = mrr_at(u, 10)
+    out["ndcg@10"] = ndcg_at(u, ev, rule, 10)
+    if len(ev.pages) > 1:
+        out["all_evidence@10"] = all_found(u, ev, 10)
+    return out
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); 0.0 for no values."""
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[max(0, math.ceil(q / 100 * len(s)) - 1)]

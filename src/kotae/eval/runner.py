@@ -1,0 +1,99 @@
+"""`kotae eval run`: ask every golden question, score retrieval, abstention and answers."""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kotae.answer import ask
+from kotae.eval.golden import GoldenItem
+from kotae.eval.metrics import Retrieved, percentile, retrieval_metrics, squash
+from kotae.search import Searcher
+
+
+@dataclass
+class EvalRun:
+    settings: dict[str, Any]
+    per_question: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return summarise(self.per_question)
+
+
+def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "hybrid", top_k: int = 10,
+               rule: str = "either", answer_k: int = 5) -> EvalRun:
+    """Retrieval metrics from the top `top_k`; the answer (gate + extractive) from the top `answer_k`."""
+    run = EvalRun({"mode": mode, "top_k": top_k, "rule": rule, "answer_k": answer_k})
+    for it in items:
+        t0 = time.perf_counter()
+        res = searcher.search(it.question, mode=mode, top_k=top_k)
+        t_search = (time.perf_counter() - t0) * 1000
+        row: dict[str, Any] = {"id": it.id, "question": it.question, "category": it.category,
+                               "answerable": it.answerable,
+                               "retrieved": [f"{h.chunk.file} p.{h.chunk.page}" for h in res.hits],
+                               "gate_similarity": round(res.gate.similarity, 4),
+                               "gate_coverage": round(res.gate.coverage, 4), "latency_search_ms": t_search}
+        if it.answerable:
+            found = [Retrieved(h.chunk.file, h.chunk.page, h.chunk.text) for h in res.hits]
+            row.update(retrieval_metrics(found, it.evidence, rule))
+        a = ask(it.question, searcher, mode=mode, top_k=answer_k)
+        row["found_in_docs"] = a.found_in_docs
+        row["answer"] = a.answer
+        row["latency_answer_ms"] = a.timings_ms.get("total")
+        if it.answerable:
+            row["false_refusal"] = float(not a.found_in_docs)
+            row["correct"] = float(a.found_in_docs and bool(it.evidence.phrases)
+                                   and any(squash(p) in squash(a.answer) for p in it.evidence.phrases))
+            cited = [s for s in a.sources if f"[{s.n}]" in a.answer]
+            if cited:
+                row["citation_valid"] = sum(
+                    1.0 for s in cited
+                    if retrieval_metrics([Retrieved(s.hit.chunk.file, s.hit.chunk.page, s.hit.chunk.text)],
+                                         it.evidence, rule)["hit@1"]) / len(cited)
+        else:
+            row["abstained"] = float(not a.found_in_docs)
+        run.per_question.append(row)
+    return run
+
+
+_METRICS = ("hit@1", "hit@3", "hit@5", "hit@10", "mrr@10", "ndcg@10", "all_evidence@10", "correct",
+            "false_refusal", "citation_valid", "abstained")
+
+
+def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Means per metric, overall and per category, with counts and latency percentiles."""
+    def agg(rs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": len(rs)}
+        for m in _METRICS:
+            vals = [r[m] for r in rs if m in r]
+            if vals:
+                out[m] = round(sum(vals) / len(vals), 4)
+        for key in ("latency_search_ms", "latency_answer_ms"):
+            vals = [r[key] for r in rs if r.get(key) is not None]
+            if vals:
+                out[key.replace("_ms", "_p50_ms")] = round(percentile(vals, 50), 1)
+                out[key.replace("_ms", "_p95_ms")] = round(percentile(vals, 95), 1)
+        return out
+
+    by_cat: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_cat[r["category"]].append(r)
+    return {"overall": agg(rows), "categories": {c: agg(rs) for c, rs in sorted(by_cat.items())}}
+
+
+def markdown_table(summary: dict[str, Any]) -> str:
+    cols = ["n", "hit@1", "hit@3", "hit@5", "mrr@10", "ndcg@10", "correct", "false_refusal", "abstained",
+            "citation_valid"]
+    lines = ["| set | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    rows = [("overall", summary["overall"])] + list(summary["categories"].items())
+    for name, m in rows:
+        lines.append(f"| {name} | " + " | ".join(_fmt(m.get(c)) for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    return str(v) if isinstance(v, int) else f"{v:.3f}"

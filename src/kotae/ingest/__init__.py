@@ -1,0 +1,84 @@
+"""Ingestion: read a file into a ParsedDocument (cleaned page texts plus the sections that tile them).
+
+The kind is decided from the file's content (magic bytes, sniffing), the extension only where the
+content cannot tell. Readers live in a registry; built-in ones register like a third-party one would:
+
+    from kotae.ingest import register
+
+    @register("epub")
+    def read_epub(path: str, data: bytes) -> ParsedDocument: ...
+"""
+
+from __future__ import annotations
+
+import os
+
+from kotae.errors import DocumentError
+from kotae.ingest import docx, html, pdf, tables, text  # noqa: F401  (each registers its reader)
+from kotae.ingest.clean import cut_references as _cut_pages
+from kotae.ingest.detect import SUPPORTED, detect_kind, extension, is_supported
+from kotae.ingest.layout import clip_sections
+from kotae.ingest.registry import READERS, Reader, register
+from kotae.types import ParsedDocument
+
+__all__ = ["MAX_BYTES", "READERS", "SUPPORTED", "Reader", "is_supported", "read_document", "register"]
+
+MAX_BYTES = 200 * 1024 * 1024  # larger files are refused before they are read
+_BUILTIN = frozenset({"pdf", "docx", "csv", "text", "markdown", "html"})
+
+
+def _read_bytes(path: str) -> bytes:
+    """The file's bytes, read once; errors become DocumentError with a fix."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_BYTES:
+                raise DocumentError(
+                    path,
+                    f"file is {size // (1024 * 1024)} MB, over the {MAX_BYTES // (1024 * 1024)} MB limit",
+                    "split it into smaller files",
+                )
+            data = f.read()
+    except FileNotFoundError as exc:
+        raise DocumentError(
+            path, "file disappeared while being read", "check that it still exists and index it again"
+        ) from exc
+    except IsADirectoryError as exc:
+        raise DocumentError(path, "is a folder, not a file", "pass the files inside it") from exc
+    except PermissionError as exc:
+        raise DocumentError(path, "permission denied", "make the file readable and index it again") from exc
+    except OSError as exc:
+        raise DocumentError(path, f"cannot read the file ({exc.strerror or exc})", "check the disk") from exc
+    if not data:
+        raise DocumentError(path, "file is empty", "check the file, or remove it from the folder")
+    return data
+
+
+def _with_references_cut(doc: ParsedDocument) -> ParsedDocument:
+    pages = _cut_pages(list(doc.pages))
+    if pages == list(doc.pages):
+        return doc
+    first = next(i for i, (a, b) in enumerate(zip(pages, doc.pages), start=1) if a != b)
+    note = f"references cut from page {first} to the end (cut_references)"
+    return ParsedDocument(
+        path=doc.path,
+        kind=doc.kind,
+        pages=tuple(pages),
+        sections=tuple(clip_sections(doc.sections, pages)),
+        warnings=(*doc.warnings, note),
+        title=doc.title,
+    )
+
+
+def read_document(path: str, *, cut_references: bool = False) -> ParsedDocument:
+    """Read one file into a ParsedDocument; raise DocumentError (one line: file, cause, fix) if it can't.
+
+    With `cut_references`, everything from the last "References" / "Bibliography" / "参考文献"
+    heading line to the end is dropped (later pages stay, empty, so page numbers do not move).
+    """
+    path = os.fspath(path)
+    data = _read_bytes(path)
+    ext = extension(path)[1:]
+    kind = ext if ext in READERS and ext not in _BUILTIN else detect_kind(path, data)
+    doc = READERS[kind](path, data)
+    return _with_references_cut(doc) if cut_references else doc

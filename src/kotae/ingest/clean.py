@@ -1,0 +1,209 @@
+"""Pure text-cleaning passes: plain strings (or lists of page strings) in, the same out.
+
+Readers chain these; none of them opens a file. Display text keeps its original width;
+`normalize_width` is for search text only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+import ftfy
+
+from kotae.ingest.headings import heading_of
+
+# PDFium writes U+FFFE where a word was hyphenated at the end of a line and drops the line break.
+_PDFIUM_HYPHEN = "\ufffe"
+_SOFT_HYPHEN = "\u00ad"
+# C0 controls except \t and \n, DEL, C1 controls, a stray BOM, and the other noncharacters.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff\ufffe\uffff]")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_BLANK_RUN = re.compile(r"\n{3,}")
+_HYPHEN_BREAK = re.compile(r"([^\W\d_])-\n[ \t]*(?=([^\W\d_]))")
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"[-–—―‐ー~]*\s*\d{1,4}\s*[-–—―‐ー~]*"  # 3 · - 3 - · — 3 —
+    r"|(?:page|pg\.?|p\.)\s*\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?"  # Page 3 · Page 3 of 10 · p. 3
+    r"|\d{1,4}\s*/\s*\d{1,4}"  # 3 / 10
+    r"|\d{1,4}\s*(?:ページ|頁)",  # 3ページ
+    re.IGNORECASE,
+)
+_REFERENCES = re.compile(
+    r"(?:#{1,6}\s*)?(?:(?:\d+|[IVX]+)\.?\s+)?"
+    r"(?:references|bibliography|works cited|参考文献|引用文献)\s*[:：]?",
+    re.IGNORECASE,
+)
+RUNNING_LINE_MAX = 60  # longer lines are body text, never running headers
+EDGE_LINES = 3  # running headers/footers and page numbers live in the first/last lines of a page
+
+
+def normalize_newlines(text: str) -> str:
+    """Turn \\r\\n and lone \\r into \\n (PDFium separates lines with \\r\\n)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def mark_line_end_hyphens(text: str) -> str:
+    """Restore PDFium's end-of-line hyphen marker (U+FFFE) and line-end soft hyphens as "-\\n".
+
+    Soft hyphens elsewhere are invisible and removed. `rejoin_hyphens` then decides whether to join.
+    """
+    text = text.replace(_PDFIUM_HYPHEN, "-\n")
+    text = re.sub(_SOFT_HYPHEN + r"[ \t]*\n", "-\n", text)
+    return text.replace(_SOFT_HYPHEN, "")
+
+
+def remove_control_chars(text: str) -> str:
+    """Remove NUL, C0/C1 control characters (keeping \\t and \\n), stray BOMs and noncharacters."""
+    return _CONTROL.sub("", text.replace("\f", "\n").replace("\v", "\n"))
+
+
+def collapse_spaces(text: str) -> str:
+    """Collapse runs of spaces/tabs inside each line to one space and strip each line's ends.
+
+    Meant for layout text (PDF), where runs of spaces are positioning artefacts.
+    Full-width spaces (U+3000) are kept: they are part of Japanese text.
+    """
+    return "\n".join(_SPACES.sub(" ", line).strip(" ") for line in text.split("\n"))
+
+
+def strip_trailing_spaces(text: str) -> str:
+    """Strip spaces and tabs at the end of every line, keeping indentation."""
+    return "\n".join(line.rstrip(" \t") for line in text.split("\n"))
+
+
+def squeeze_blank_lines(text: str) -> str:
+    """Keep at most one blank line in a row and drop blank lines at both ends."""
+    return _BLANK_RUN.sub("\n\n", text).strip("\n")
+
+
+def rejoin_hyphens(text: str) -> str:
+    """Join a word hyphenated across a line break when the next letter is lower case.
+
+    "inter-\\nnational" → "international"; "Jean-\\nPaul" is kept as is.
+    """
+
+    def join(m: re.Match[str]) -> str:
+        return m.group(1) if m.group(2).islower() else m.group(0)
+
+    return _HYPHEN_BREAK.sub(join, text)
+
+
+def normalize_width(text: str) -> str:
+    """NFKC-normalise for search: "ＡＢＣ１２３" → "ABC123", half-width katakana → full width."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def fix_mojibake(text: str) -> str:
+    """Repair text decoded with the wrong codec ("Ã©" → "é"); correct text is left untouched.
+
+    Only ftfy's encoding fixes run: quotes, widths, ligatures and entities stay as written.
+    """
+    return ftfy.fix_encoding(text) if text else text
+
+
+def _edges(page: str) -> list[tuple[int, bool]]:
+    """(line index, outermost?) for the first and last EDGE_LINES non-blank lines of a page."""
+    filled = [i for i, line in enumerate(page.split("\n")) if line.strip()]
+    picked = sorted(set(filled[:EDGE_LINES] + filled[-EDGE_LINES:]))
+    return [(i, i in (filled[0], filled[-1])) for i in picked]
+
+
+def running_keys(line: str, outermost: bool) -> set[str]:
+    """The forms in which a line is compared across pages (NFKC, stripped).
+
+    The outermost line of each end is also compared with digit runs as "#", so "- 3 -" and
+    "- 4 -" (or "Page 3 of 10") count as the same line. Lines further in, and heading lines
+    ("第1条" vs "第2条"), must repeat exactly: short body lines differing by a number are not headers.
+    """
+    exact = normalize_width(line).strip()
+    if outermost and not heading_of(exact):
+        return {exact, _DIGITS.sub("#", exact)}
+    return {exact}
+
+
+def find_running_lines(pages: list[str]) -> set[str]:
+    """Detect running headers/footers: short edge lines found on at least half of the pages.
+
+    Needs at least 3 pages with text. Returns the matching forms (see `running_keys`),
+    to be passed to `drop_running_lines`.
+    """
+    texts = [p for p in pages if p.strip()]
+    if len(texts) < 3:
+        return set()
+    counts: dict[str, int] = {}
+    for page in texts:
+        lines = page.split("\n")
+        keys: set[str] = set()
+        for i, outermost in _edges(page):
+            if len(lines[i].strip()) <= RUNNING_LINE_MAX:
+                keys |= running_keys(lines[i], outermost)
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+    return {key for key, n in counts.items() if 2 * n >= len(texts)}
+
+
+def _drop_edge_lines(page: str, drop: Callable[[str, bool], bool]) -> str:
+    lines = page.split("\n")
+    gone = {i for i, outermost in _edges(page) if drop(lines[i].strip(), outermost)}
+    return squeeze_blank_lines("\n".join(line for i, line in enumerate(lines) if i not in gone))
+
+
+def drop_running_lines(pages: list[str], lines: set[str]) -> list[str]:
+    """Remove, from the first/last lines of each page, the running lines found by `find_running_lines`."""
+    if not lines:
+        return list(pages)
+    return [
+        _drop_edge_lines(page, lambda line, outer: bool(running_keys(line, outer) & lines)) for page in pages
+    ]
+
+
+def is_page_number(line: str) -> bool:
+    """True for a bare page-number line: "3", "- 3 -", "— 3 —", "Page 3", "3 / 10", "p. 3"."""
+    return bool(_PAGE_NUMBER.fullmatch(normalize_width(line).strip()))
+
+
+def drop_page_numbers(page_text: str) -> str:
+    """Remove bare page-number lines that are the first or last line of a page.
+
+    Only the outermost lines: numbers further in are more likely table cells than page numbers.
+    Run it after `drop_running_lines`, which takes away the headers that sit outside them.
+    """
+    return _drop_edge_lines(page_text, lambda line, outermost: outermost and is_page_number(line))
+
+
+def is_references_heading(line: str) -> bool:
+    """True for a heading line "References", "Bibliography", "参考文献" (optionally numbered)."""
+    return bool(_REFERENCES.fullmatch(line.strip()))
+
+
+def cut_references(pages: list[str]) -> list[str]:
+    """Cut from the LAST references heading line to the end of the document.
+
+    Later pages become empty strings (never removed), so page numbers stay right.
+    """
+    for p in range(len(pages) - 1, -1, -1):
+        lines = pages[p].split("\n")
+        for i in range(len(lines) - 1, -1, -1):
+            if is_references_heading(lines[i]):
+                head = "\n".join(lines[:i]).rstrip()
+                return list(pages[:p]) + [head] + [""] * (len(pages) - p - 1)
+    return list(pages)
+
+
+def clean_layout_text(text: str) -> str:
+    """The per-page passes for layout text (PDF), in order.
+
+    Mojibake is fixed before control characters go, because C1 controls are part of
+    the mojibake that ftfy needs to see ("â\\x80\\x94" → "—").
+    """
+    text = mark_line_end_hyphens(normalize_newlines(text))
+    text = remove_control_chars(fix_mojibake(text))
+    return squeeze_blank_lines(collapse_spaces(text))
+
+
+def clean_plain_text(text: str) -> str:
+    """The passes for text formats: line endings, control characters, trailing spaces, mojibake."""
+    text = remove_control_chars(fix_mojibake(normalize_newlines(text)))
+    return strip_trailing_spaces(text)

@@ -1,0 +1,135 @@
+"""Decide a file's kind from its content (magic bytes, sniffing), the extension only as a tie-break."""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+
+from kotae.errors import DocumentError, UnsupportedType
+from kotae.ingest.encoding import decode_bytes
+
+SUPPORTED = (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm")
+TEXT_KINDS = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
+_SUPPORTED_FIX = "supported types are " + ", ".join(SUPPORTED) + "; convert it to one of them"
+# Binary formats we recognise only to name them in the error.
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"II*\x00", "TIFF image"),
+    (b"MM\x00*", "TIFF image"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "legacy Office file (.doc/.xls/.ppt)"),
+    (b"{\\rtf", "RTF document"),
+    (b"%!PS", "PostScript file"),
+    (b"\x1f\x8b", "gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"),
+    (b"Rar!", "RAR archive"),
+    (b"\x7fELF", "executable"),
+    (b"RIFF", "audio/video file"),
+    (b"ID3", "MP3 audio"),
+)
+_ZIP_KINDS = (
+    ("xl/", "Excel workbook (.xlsx)"),
+    ("ppt/", "PowerPoint file (.pptx)"),
+    ("mimetype", "EPUB book"),
+)
+
+
+def extension(path: str) -> str:
+    """The lower-case extension of `path`, with its dot ("" when none)."""
+    return os.path.splitext(path)[1].lower()
+
+
+def is_supported(path: str) -> bool:
+    """True when a folder walk should index `path`: a supported extension, not an Office lock file."""
+    name = os.path.basename(path)
+    if name.startswith(("~$", ".~lock.")):
+        return False
+    return extension(path) in SUPPORTED
+
+
+def _unsupported(path: str, what: str) -> UnsupportedType:
+    return UnsupportedType(path, f"unsupported file type ({what})", _SUPPORTED_FIX)
+
+
+def _zip_kind(path: str, data: bytes) -> str:
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        if extension(path) == ".docx":
+            raise DocumentError(
+                path,
+                f"not a valid DOCX file (corrupt zip archive: {exc})",
+                "open it in Word and save it again",
+            ) from exc
+        raise _unsupported(path, "corrupt zip archive") from exc
+    if "word/document.xml" in names:
+        return "docx"
+    for prefix, what in _ZIP_KINDS:
+        if any(n.startswith(prefix) for n in names):
+            raise _unsupported(path, what)
+    raise _unsupported(path, "zip archive")
+
+
+def _has_pdf_header(data: bytes) -> bool:
+    """%PDF- at the start, or within the first KB after binary junk (as PDF readers accept);
+    a text file that merely mentions "%PDF-" is not a PDF."""
+    at = data.find(b"%PDF-", 0, 1024)
+    return at == 0 or (at > 0 and (not data[:at].strip() or b"\x00" in data[:at]))
+
+
+def _head_text(data: bytes) -> str:
+    """The first characters of a text file, leniently decoded, for sniffing only."""
+    head = data[:2048]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return head.decode("utf-16", errors="ignore")
+    return head.decode("utf-8", errors="ignore").lstrip("\ufeff")
+
+
+def _looks_like_html(head: str) -> bool:
+    start = head.lstrip().lower()
+    if start.startswith("<?xml"):
+        return "<html" in start
+    return start.startswith(("<!doctype html", "<html"))
+
+
+def detect_kind(path: str, data: bytes) -> str:
+    """Return the reader kind for `data`: "pdf", "docx", "csv", "text", "markdown" or "html".
+
+    Raises UnsupportedType for binary content of any other kind, DocumentError where the
+    extension promises a format the content is not (a .docx that is not a zip, a .pdf without
+    a %PDF- header).
+    """
+    ext = extension(path)
+    if _has_pdf_header(data):
+        return "pdf"
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return _zip_kind(path, data)
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise _unsupported(path, what)
+    if ext == ".pdf":
+        raise DocumentError(path, "malformed PDF (no %PDF- header)", "export or download the PDF again")
+    if ext == ".docx":
+        raise DocumentError(
+            path,
+            "not a valid DOCX file (it is not a zip archive)",
+            "open it in Word and save it as .docx again",
+        )
+    if _looks_like_html(_head_text(data)) or ext in (".html", ".htm"):
+        return "html"
+    if ext in TEXT_KINDS:
+        return TEXT_KINDS[ext]
+    if decode_bytes(data) is not None:
+        return "text"
+    raise _unsupported(path, "binary file of unknown type")

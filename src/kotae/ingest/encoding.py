@@ -1,0 +1,62 @@
+"""Shared text decoding for every text format (CSV, TSV, plain text, Markdown, HTML)."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import charset_normalizer
+
+from kotae.errors import DocumentError
+
+# Tried strictly, in this order, before asking charset-normalizer.
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_STRICT = ("utf-8", "cp932")
+# charset-normalizer may only pick among encodings a Japanese/English user plausibly has; with
+# latin-1 or cp1251 allowed, any bytes at all would "decode" into nonsense.
+_GUESSES = ["utf_8", "utf_16", "utf_32", "cp932", "euc_jp", "iso2022_jp", "cp1252"]
+_IMPLAUSIBLE = re.compile("[\x00\x80-\x9f]")
+
+
+def _plausible(text: str) -> bool:
+    """Reject decodes that produce NULs or C1 controls: the codec was wrong (or it is binary)."""
+    return _IMPLAUSIBLE.search(text) is None
+
+
+def decode_bytes(data: bytes) -> tuple[str, str] | None:
+    """Decode text bytes; return (text, encoding) or None when no supported encoding fits.
+
+    Order: UTF-8/UTF-16 by BOM, strict UTF-8, strict CP932 (Shift_JIS), then charset-normalizer
+    restricted to Japanese and Western encodings. A leading BOM is not part of the text.
+    """
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(enc)
+            except UnicodeDecodeError:
+                return None
+            return (text.lstrip("\ufeff"), enc) if _plausible(text.lstrip("\ufeff")) else None
+    for enc in _STRICT:
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        if _plausible(text):
+            return text, enc
+    best = charset_normalizer.from_bytes(data, cp_isolation=_GUESSES).best()
+    if best is None:
+        return None
+    text = str(best).lstrip("\ufeff")
+    return (text, best.encoding) if _plausible(text) else None
+
+
+def decode_text(path: str, data: bytes) -> str:
+    """Decode a text file's bytes or raise DocumentError naming the file and the fix."""
+    found = decode_bytes(data)
+    if found is None:
+        raise DocumentError(
+            path,
+            "cannot decode the text (not UTF-8, UTF-16, Shift_JIS/CP932, EUC-JP or Windows-1252)",
+            "save it as UTF-8",
+        )
+    return found[0]

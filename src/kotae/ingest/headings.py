@@ -1,0 +1,101 @@
+"""Heading detection for text without styles (PDF pages, plain text): pure functions over lines.
+
+Levels form one scale so a heading stack can mix schemes:
+編/Part 0 · 章/Chapter 1 · 節/Section 2 · 款 3 · 目 4 · 条/Article 5;
+numbered headings "1" / "1.2" / "1.2.3" take their depth (1, 2, 3); ALL-CAPS titles are level 1.
+"""
+
+from __future__ import annotations
+
+import re
+
+Heading = tuple[int, str]  # (level, label shown in the heading path)
+
+_NUM = r"[0-9０-９〇零一二三四五六七八九十百千]+"
+_JA = re.compile(rf"第{_NUM}(編|章|節|款|目|条)(?:の[0-9０-９一二三四五六七八九十]+)*(?=[\s\u3000（(]|$)")
+_JA_LEVEL = {"編": 0, "章": 1, "節": 2, "款": 3, "目": 4, "条": 5}
+_CAPTION = re.compile(r"[（(][^（）()]{1,30}[）)]")
+_EN_KEYWORD = re.compile(
+    r"(part|chapter|section|article|appendix)\s+(\d{1,3}|[ivxlc]{1,6}|[a-z])\b(.*)", re.IGNORECASE
+)
+_EN_LEVEL = {"part": 0, "chapter": 1, "appendix": 1, "section": 2, "article": 5}
+_NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+(\S.*)")
+_ALL_CAPS = re.compile(r"[A-Z][A-Z0-9 &,'’/:()\-]*")
+SHORT = 60  # English headings are short lines
+JA_LABEL_MAX = 40  # longer 章/節 lines are cut to their marker in the heading path
+
+
+def _title_like(rest: str) -> bool:
+    """The words after a heading number: empty, or starting with a capital or a CJK character."""
+    rest = rest.strip()
+    if not rest:
+        return True
+    if rest[0] in ".:–—-":
+        rest = rest[1:].strip()
+    return not rest or rest[0].isupper() or ord(rest[0]) >= 0x3000
+
+
+def _japanese(line: str) -> Heading | None:
+    m = _JA.match(line)
+    if not m:
+        return None
+    kind = m.group(1)
+    if kind == "条":
+        caption = _CAPTION.match(line, m.end()) or _CAPTION.match(line, m.end() + 1)
+        label = m.group(0) + (
+            caption.group(0) if caption and line[m.end() : caption.start()].strip() == "" else ""
+        )
+    else:
+        label = line if len(line) <= JA_LABEL_MAX else m.group(0)
+    return _JA_LEVEL[kind], label
+
+
+def _english(line: str) -> Heading | None:
+    if len(line) > SHORT or line.endswith((".", "。", ",", ";")):
+        return None
+    m = _EN_KEYWORD.fullmatch(line)
+    if m and _title_like(m.group(3)):
+        return _EN_LEVEL[m.group(1).lower()], line
+    m = _NUMBERED.fullmatch(line)
+    if m and _title_like(m.group(3)) and not m.group(3)[0].isdigit():
+        return m.group(1).count(".") + 1, line
+    letters = sum(c.isalpha() for c in line)
+    if letters >= 4 and _ALL_CAPS.fullmatch(line) and len(line.split()) <= 10:
+        return 1, line
+    return None
+
+
+def heading_of(line: str) -> Heading | None:
+    """Return (level, label) when `line` is a structural heading, else None.
+
+    Japanese: 第N章 / 第N節 / 第N条（見出し） / 第N条 … at line start (N in ASCII, full-width or
+    kanji digits). English: "Chapter 3", "Section 4 Scope", "1. Introduction", "1.2 Scope"
+    (short, no final period, title capitalised), or a short ALL-CAPS title.
+    """
+    line = line.strip().strip("\u3000")
+    if not line:
+        return None
+    return _japanese(line) or _english(line)
+
+
+def classify_lines(lines: list[str]) -> list[Heading | None]:
+    """`heading_of` for each line, plus Japanese statute captions.
+
+    In statutes the caption sits on its own line above the article ("（目的）" then "第一条　…"):
+    the caption line then starts the heading, labelled "第一条（目的）".
+    """
+    found = [heading_of(line) for line in lines]
+    for i in range(len(lines) - 1):
+        nxt = found[i + 1]
+        if found[i] is not None or nxt is None or nxt[0] != _JA_LEVEL["条"] or _CAPTION.search(nxt[1]):
+            continue
+        caption = lines[i].strip().strip("\u3000")
+        if _CAPTION.fullmatch(caption):
+            found[i], found[i + 1] = (nxt[0], nxt[1] + caption), None
+    return found
+
+
+def push(stack: list[Heading], heading: Heading) -> list[Heading]:
+    """The heading stack after `heading`: headings at the same or a deeper level are closed."""
+    level = heading[0]
+    return [h for h in stack if h[0] < level] + [heading]

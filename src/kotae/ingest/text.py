@@ -1,0 +1,83 @@
+"""Plain text and Markdown readers: one page; sections split at headings."""
+
+from __future__ import annotations
+
+import re
+
+from kotae.ingest.clean import clean_plain_text
+from kotae.ingest.encoding import decode_text
+from kotae.ingest.headings import Heading, classify_lines
+from kotae.ingest.layout import sections_from_lines
+from kotae.ingest.registry import register
+from kotae.types import ParsedDocument
+
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _code_lines(lines: list[str]) -> list[bool]:
+    """True for the lines of fenced code blocks (fences included) and of YAML front matter."""
+    code, fence = [], ""
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence:
+            code.append(True)
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line[m.end() :].strip()
+            ):
+                fence = ""
+        else:
+            code.append(bool(m))
+            fence = m.group(1) if m else ""
+    if lines and lines[0].strip() == "---":  # YAML front matter is not a setext heading
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+        code[: end + 1] = [True] * (end + 1)
+    return code
+
+
+def markdown_headings(lines: list[str]) -> list[Heading | None]:
+    """(level, title) for ATX ("## Title") and setext (Title / ====) heading lines, else None.
+
+    Lines inside fenced code blocks are never headings. A setext heading starts at its text line.
+    """
+    code = _code_lines(lines)
+    found: list[Heading | None] = [None] * len(lines)
+    for i, line in enumerate(lines):
+        if code[i]:
+            continue
+        atx = _ATX.fullmatch(line)
+        if atx:
+            if atx.group(2):
+                found[i] = (len(atx.group(1)), atx.group(2).strip())
+            continue
+        under = _SETEXT.fullmatch(lines[i + 1]) if i + 1 < len(lines) and not code[i + 1] else None
+        if under and line.strip() and not _SETEXT.fullmatch(line) and not line.startswith(("    ", "\t")):
+            found[i] = (1 if under.group(1)[0] == "=" else 2, line.strip())
+    return found
+
+
+def _read(path: str, data: bytes, kind: str) -> ParsedDocument:
+    text = clean_plain_text(decode_text(path, data)).strip("\n")
+    classify = markdown_headings if kind == "markdown" else classify_lines
+    sections = sections_from_lines([text], classify)
+    title = next((s.heading[0] for s in sections if s.heading), "") if kind == "markdown" else ""
+    warnings = () if text.strip() else ("the file has no text",)
+    return ParsedDocument(
+        path=path, kind=kind, pages=(text,), sections=tuple(sections), warnings=warnings, title=title
+    )
+
+
+@register("text")
+def read_text(path: str, data: bytes) -> ParsedDocument:
+    """Read plain text; headings are found as in PDFs (第N条, "1.2 Scope", ALL-CAPS titles)."""
+    return _read(path, data, "text")
+
+
+@register("markdown")
+def read_markdown(path: str, data: bytes) -> ParsedDocument:
+    """Read Markdown; ATX and setext headings give the heading path by level."""
+    return _read(path, data, "markdown")

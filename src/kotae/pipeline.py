@@ -1,0 +1,156 @@
+"""Wires the stages: read → chunk → embed → store, and search → answer. Dependencies come in as arguments."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from kotae.chunking import chunk_document
+from kotae.config import IndexSettings
+from kotae.embed.base import Embedder
+from kotae.errors import DocumentError
+from kotae.ingest import is_supported, read_document
+from kotae.ingest.clean import normalize_width
+from kotae.search.analyze import analyze
+from kotae.store.base import Store
+from kotae.types import Chunk, DocumentInfo, ParsedDocument
+
+Progress = Callable[[str, int], None]  # (event, amount): "pages", "chunks", "embedded", "file"
+
+
+@dataclass
+class IndexReport:
+    indexed: list[DocumentInfo] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line reason)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """(path, display name) of every file to index: files as given, folders walked recursively."""
+    out: list[tuple[str, str]] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    if not f.startswith(".") and is_supported(full):
+                        out.append((full, os.path.relpath(full, p)))
+        else:
+            out.append((p, os.path.basename(p)))  # explicit files: the content decides (and may fail)
+    return out
+
+
+def doc_id_for(path: str) -> str:
+    return hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
+
+
+def embed_text(chunk: Chunk) -> str:
+    """What the embedder and the keyword index see: width-normalised text."""
+    return normalize_width(chunk.text)
+
+
+def text_hash(model_id: str, text: str) -> str:
+    return hashlib.sha1(f"{model_id}\n{text}".encode()).hexdigest()
+
+
+def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings: IndexSettings,
+                progress: Progress | None = None, *, force: bool = False) -> IndexReport:
+    """Index files and folders; each file succeeds or fails alone, each in one transaction."""
+    store.bind_model(embedder.model_id)
+    report = IndexReport()
+    chunking_key = settings.chunk.key()
+    if store.meta("chunking") != chunking_key:
+        force = force or store.meta("chunking") is not None  # settings changed: re-chunk everything
+        store.set_meta("chunking", chunking_key)
+    for path, name in discover(paths):
+        try:
+            info = index_file(path, name, store, embedder, settings, progress, force=force)
+        except DocumentError as e:
+            report.failed.append((path, str(e)))
+        except (OSError, ValueError, RuntimeError) as e:  # a reader library failing in an unforeseen way
+            report.failed.append((path, f"{path}: could not be read ({type(e).__name__}: {e})"))
+        else:
+            if info is None:
+                report.skipped.append(path)
+            else:
+                report.indexed.append(info)
+                report.warnings += [f"{path}: {w}" for w in info.warnings]
+        if progress:
+            progress("file", 1)
+    return report
+
+
+def index_file(path: str, name: str, store: Store, embedder: Embedder, settings: IndexSettings,
+               progress: Progress | None = None, *, force: bool = False) -> DocumentInfo | None:
+    """Index one file; returns None when it is unchanged since it was last indexed."""
+    abspath = os.path.abspath(path)
+    try:
+        with open(abspath, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+    except FileNotFoundError as e:
+        raise DocumentError(path, "file disappeared while being read", "check the path and index again") from e
+    old = store.document(abspath)
+    if old is not None and old.sha256 == digest and not force and set(settings.tags) <= set(old.tags):
+        return None
+    doc = read_document(abspath, cut_references=settings.cut_references)
+    if progress:
+        progress("pages", len(doc.pages))
+    doc_id = doc_id_for(abspath)
+    c = settings.chunk
+    chunks = chunk_document(doc, doc_id, name, count_tokens=embedder.count_tokens, max_tokens=c.max_tokens,
+                            overlap_tokens=c.overlap_tokens, min_tokens=c.min_tokens)
+    if not chunks:
+        raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
+    if progress:
+        progress("chunks", len(chunks))
+    texts = [embed_text(ch) for ch in chunks]
+    hashes = [text_hash(embedder.model_id, t) for t in texts]
+    vectors = _embed_cached(texts, hashes, store, embedder, progress)
+    info = DocumentInfo(
+        id=doc_id, path=abspath, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
+        chunks=len(chunks), lang=_majority(ch.lang for ch in chunks),
+        indexed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), tags=tuple(settings.tags),
+        warnings=doc.warnings,
+    )
+    keyword = [" ".join(analyze(t)) for t in texts]
+    store.write_document(info, doc.pages, chunks, hashes, vectors, keyword)
+    return info
+
+
+def _embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,
+                  progress: Progress | None):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    cached = store.cached_vectors(hashes)
+    todo = sorted({h: i for i, h in enumerate(hashes) if h not in cached}.values())
+    if progress and len(texts) > len(todo):
+        progress("embedded", len(texts) - len(todo))
+    fresh = embedder.passages([texts[i] for i in todo], on_batch=(lambda n: progress("embedded", n))
+                              if progress else None)
+    by_hash = dict(cached)
+    by_hash.update({hashes[i]: fresh[j] for j, i in enumerate(todo)})
+    return np.stack([by_hash[h] for h in hashes]) if hashes else np.zeros((0, embedder.dim), np.float32)
+
+
+def _majority(langs: Iterable[str]) -> str:
+    counts = Counter(langs)
+    return counts.most_common(1)[0][0] if counts else "other"
+
+
+def parse_only(path: str, name: str, settings: IndexSettings,
+               count_tokens: Callable[[str], int]) -> tuple[ParsedDocument, list[Chunk]]:
+    """Read and chunk a file without embedding (for `kotae chunks`)."""
+    doc = read_document(path, cut_references=settings.cut_references)
+    c = settings.chunk
+    return doc, chunk_document(doc, doc_id_for(path), name, count_tokens=count_tokens,
+                               max_tokens=c.max_tokens, overlap_tokens=c.overlap_tokens,
+                               min_tokens=c.min_tokens)

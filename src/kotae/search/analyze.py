@@ -1,0 +1,96 @@
+"""Text analysis for keyword search: the same analyser for documents and queries.
+
+Japanese (any text with kana/kanji) goes through SudachiPy, SplitMode.A, normalized_form, so 支払われ
+matches 支払う; Latin-script words (also inside Japanese text) are lower-cased, Snowball-stemmed and
+stop words dropped; punctuation and symbols are dropped. Width is normalised (NFKC) first.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_LATIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_ASCII_ALNUM = re.compile(r"^[a-z0-9]+$")
+# Sudachi parts of speech that carry no search meaning.
+_DROP_POS = {"補助記号", "空白", "記号"}
+_JA_STOP_POS = {"助詞", "助動詞"}
+
+EN_STOP = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having
+    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours yourself yourselves
+    s t don shall may might must""".split()
+)
+JA_STOP = frozenset(
+    """する 為る ある 有る いる 居る なる 成る 出来る れる られる こと 事 もの 物 ため 為 よう 様 それ これ その この
+    とき 時 ところ 所 どんな 何 なに いつ どう どこ 誰 だれ どの どれ どちら いくら 幾ら いくつ どれくらい""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _sudachi():  # type: ignore[no-untyped-def]
+    from sudachipy import Dictionary, SplitMode
+
+    return Dictionary().tokenizer(SplitMode.A)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # type: ignore[no-untyped-def]
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def _latin_tokens(text: str) -> list[str]:
+    words = [w.lower() for w in _LATIN_WORD.findall(text)]
+    words = [w for w in words if w not in EN_STOP]
+    return list(_stemmer().stemWords(words)) if words else []
+
+
+def _japanese_tokens(text: str) -> list[str]:
+    out: list[str] = []
+    latin: list[str] = []
+    # Sudachi's input limit is ~49 KB; analyse long text piecewise on line breaks.
+    for piece in _pieces(text, 4000):
+        for m in _sudachi().tokenize(piece):
+            pos = m.part_of_speech()[0]
+            if pos in _DROP_POS:
+                continue
+            surface = m.surface()
+            if _ASCII_ALNUM.match(surface.lower()):
+                latin.append(surface)  # keep English words English (Sudachi katakanises some)
+                continue
+            if pos in _JA_STOP_POS:
+                continue
+            form = m.normalized_form()
+            if form and form not in JA_STOP and _LATIN_WORD.search(form):
+                out.append(form.lower())
+    return out + _latin_tokens(" ".join(latin))
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    if len(text) <= size:
+        return [text]
+    parts, buf = [], ""
+    for line in text.splitlines(keepends=True):
+        while len(line) > size:
+            parts.append(line[:size])
+            line = line[size:]
+        if len(buf) + len(line) > size:
+            parts.append(buf)
+            buf = ""
+        buf += line
+    return parts + ([buf] if buf else [])
+
+
+def analyze(text: str) -> list[str]:
+    """Search tokens of `text` (documents and queries alike)."""
+    text = unicodedata.normalize("NFKC", text)
+    if _CJK.search(text):
+        return _japanese_tokens(text)
+    return _latin_tokens(text)

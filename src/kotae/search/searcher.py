@@ -1,0 +1,121 @@
+"""Wires the retrievers: dense and keyword candidates, fused by rank, judged by the gate."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kotae.embed.base import Embedder
+from kotae.search.analyze import analyze
+from kotae.search.dense import DenseIndex
+from kotae.search.fusion import rrf
+from kotae.search.gate import GateDecision, GateSettings, coverage, decide
+from kotae.store.base import Filter, Store
+from kotae.types import Hit
+
+MODES = ("dense", "keyword", "hybrid")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    mode: str = "hybrid"
+    top_k: int = 5
+    candidates: int = 50  # top-N of each retriever that goes into fusion
+    rrf_k: int = 60
+    dense_weight: float = 1.0
+    keyword_weight: float = 1.0
+    gate: GateSettings = field(default_factory=GateSettings)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: list[Hit]
+    gate: GateDecision
+    timings_ms: dict[str, float]
+    query_vector: np.ndarray | None = None
+
+
+class Searcher:
+    """Searches one store with one embedder; the dense matrix follows the store's writes."""
+
+    def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings or SearchSettings()
+        self._dense: DenseIndex | None = None
+        self._generation = -1
+
+    def dense_index(self) -> DenseIndex:
+        """The in-memory matrix, reloaded lazily when the store has changed since it was loaded."""
+        gen = self.store.generation()
+        if self._dense is None or gen != self._generation:
+            self._dense = DenseIndex(self.store.dense_matrix())
+            self._generation = gen
+        return self._dense
+
+    def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
+               flt: Filter | None = None) -> SearchResult:
+        s = self.settings
+        mode = mode or s.mode
+        top_k = top_k or s.top_k
+        if mode not in MODES:
+            from kotae.errors import ConfigError
+
+            raise ConfigError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
+        t: dict[str, float] = {}
+        t0 = time.perf_counter()
+        doc_ids = None if flt is None or flt.empty else self.store.matching_documents(flt)
+        n = max(s.candidates, top_k)
+
+        # The query is embedded in every mode: the gate needs the top similarity.
+        t1 = time.perf_counter()
+        qvec = self.embedder.query(query)
+        t["embed"] = _ms(t1)
+        t1 = time.perf_counter()
+        dense = self.dense_index().search(qvec, n, doc_ids)
+        t["dense"] = _ms(t1)
+        t1 = time.perf_counter()
+        qtokens = analyze(query)
+        # Keyword search runs in every mode too: its ranks are reported and feed the gate.
+        keyword = self.store.keyword_search(qtokens, n, doc_ids)
+        t["keyword"] = _ms(t1)
+
+        sim = dict(dense)
+        bm = dict(keyword)
+        dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
+        kw_rank = {r: i for i, (r, _) in enumerate(keyword, 1)}
+        t1 = time.perf_counter()
+        if mode == "dense":
+            ranked = dense
+        elif mode == "keyword":
+            ranked = keyword
+        else:
+            ranked = rrf({"dense": [r for r, _ in dense], "keyword": [r for r, _ in keyword]}, k=s.rrf_k,
+                         weights={"dense": s.dense_weight, "keyword": s.keyword_weight})
+        t["fusion"] = _ms(t1)
+        top = ranked[:top_k]
+        chunks = self.store.chunks([r for r, _ in top])
+        hits = [
+            Hit(chunk=chunks[r], similarity=sim.get(r), bm25=bm.get(r),
+                fused=score if mode == "hybrid" else None,
+                dense_rank=dense_rank.get(r), keyword_rank=kw_rank.get(r))
+            for r, score in top if r in chunks
+        ]
+        t1 = time.perf_counter()
+        gate = self._gate(qtokens, dense, hits)
+        t["gate"] = _ms(t1)
+        t["search"] = _ms(t0) - t.get("embed", 0.0)
+        return SearchResult(query, hits, gate, t, qvec)
+
+    def _gate(self, qtokens: list[str], dense: list[tuple[int, float]], hits: list[Hit]) -> GateDecision:
+        top_sim = dense[0][1] if dense else 0.0
+        terms = list(dict.fromkeys(qtokens))
+        df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
+        cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
+        return decide(top_sim, cov, self.settings.gate)
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0

@@ -1,0 +1,135 @@
+"""The Store interface: documents, pages, chunks, cached embeddings and the keyword index."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kotae.types import Chunk, DocumentInfo
+
+SCHEMA_VERSION = 1
+STORES: dict[str, Callable[[str], Store]] = {}
+
+
+def register(scheme: str) -> Callable[[Callable[[str], Store]], Callable[[str], Store]]:
+    """Register a store factory for a URL scheme ("sqlite" takes a directory path)."""
+
+    def deco(factory: Callable[[str], Store]) -> Callable[[str], Store]:
+        STORES[scheme] = factory
+        return factory
+
+    return deco
+
+
+def open_store(location: str) -> Store:
+    """Open the store at `location`: a directory (SQLite) or a URL whose scheme is registered."""
+    from kotae.store import sqlite  # noqa: F401  (registration side effect)
+
+    scheme = location.split("://", 1)[0] if "://" in location else "sqlite"
+    if scheme not in STORES:
+        from kotae.errors import ConfigError
+
+        raise ConfigError(f"no store for {scheme}:// (known: {', '.join(sorted(STORES))})")
+    return STORES[scheme](location)
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Restricts a search to some documents; applied inside the search, never after it."""
+
+    file: str | None = None  # glob on the file name or path, e.g. "*.pdf" or "rules/*"
+    kind: str | None = None  # "pdf", "docx", …
+    lang: str | None = None
+    tags: tuple[str, ...] = ()  # all of these tags
+    since: str | None = None  # indexed at or after (ISO date)
+    until: str | None = None  # indexed before (ISO date)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.file or self.kind or self.lang or self.tags or self.since or self.until)
+
+
+@dataclass(frozen=True)
+class DenseMatrix:
+    """All chunk vectors in memory for exact cosine search."""
+
+    rowids: np.ndarray  # int64, one per row
+    vectors: np.ndarray  # float32 (n, dim), L2-normalised
+    doc_ids: np.ndarray  # object array of document ids, one per row
+
+
+class Store(ABC):
+    """Where an index lives. Writes are whole documents, in one transaction each."""
+
+    location: str
+
+    @abstractmethod
+    def bind_model(self, model_id: str) -> None:
+        """Record the embedding model of a new index, or refuse one built with another model."""
+
+    @abstractmethod
+    def meta(self, key: str) -> str | None: ...
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    @abstractmethod
+    def document(self, path: str) -> DocumentInfo | None:
+        """The indexed document at `path` (as stored), if any."""
+
+    @abstractmethod
+    def documents(self) -> list[DocumentInfo]: ...
+
+    @abstractmethod
+    def write_document(
+        self,
+        info: DocumentInfo,
+        pages: Sequence[str],
+        chunks: Sequence[Chunk],
+        text_hashes: Sequence[str],
+        vectors: np.ndarray,
+        keyword_text: Sequence[str],
+    ) -> None:
+        """Replace the document at `info.path` with this one, atomically."""
+
+    @abstractmethod
+    def remove_document(self, path_or_id: str) -> DocumentInfo | None: ...
+
+    @abstractmethod
+    def cached_vectors(self, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Embeddings already computed for these text hashes."""
+
+    @abstractmethod
+    def dense_matrix(self) -> DenseMatrix: ...
+
+    @abstractmethod
+    def keyword_search(
+        self, tokens: Sequence[str], limit: int, doc_ids: set[str] | None
+    ) -> list[tuple[int, float]]:
+        """(chunk rowid, BM25 score — higher is better) for chunks matching any token."""
+
+    @abstractmethod
+    def document_frequencies(self, tokens: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each token, and the number of chunks."""
+
+    @abstractmethod
+    def chunks(self, rowids: Sequence[int]) -> dict[int, Chunk]: ...
+
+    @abstractmethod
+    def page_text(self, doc_id: str, page: int) -> str | None: ...
+
+    @abstractmethod
+    def matching_documents(self, flt: Filter) -> set[str]:
+        """Ids of the documents a filter admits."""
+
+    @abstractmethod
+    def generation(self) -> int:
+        """A counter that changes whenever the searchable content changes."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def index_version(self) -> str:
+        return f"kotae-{SCHEMA_VERSION}:{self.meta('model') or '?'}:{self.generation()}"

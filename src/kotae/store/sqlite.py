@@ -1,0 +1,253 @@
+"""The embedded store: one SQLite file (WAL) per index directory, FTS5 for keyword search."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+
+from kotae.errors import IndexMismatch
+from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
+from kotae.types import Chunk, DocumentInfo
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents(
+  id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, file TEXT NOT NULL, kind TEXT NOT NULL,
+  sha256 TEXT NOT NULL, pages INTEGER NOT NULL, chunks INTEGER NOT NULL, lang TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '[]', warnings TEXT NOT NULL DEFAULT '[]', indexed_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pages(
+  doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE, number INTEGER NOT NULL,
+  text TEXT NOT NULL, PRIMARY KEY(doc_id, number));
+CREATE TABLE IF NOT EXISTS chunks(
+  rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+  doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  ordinal INTEGER NOT NULL, file TEXT NOT NULL, page INTEGER NOT NULL, heading TEXT NOT NULL,
+  text TEXT NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL, lang TEXT NOT NULL,
+  row_first INTEGER, row_last INTEGER, tokens INTEGER NOT NULL, text_hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE TABLE IF NOT EXISTS embeddings(text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(tokens, tokenize="unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab(chunk_fts, 'row');
+"""
+DB_NAME = "index.sqlite3"
+
+
+class SQLiteStore(Store):
+    def __init__(self, directory: str) -> None:
+        os.makedirs(directory, exist_ok=True)
+        self.location = directory
+        self.path = os.path.join(directory, DB_NAME)
+        self._lock = threading.RLock()  # one connection shared by the server's threads
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA)  # idempotent; executescript commits by itself
+        with self._tx():
+            found = self.meta("schema_version")
+            if found is None:
+                self._db.execute("INSERT INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+                self._db.execute("INSERT INTO meta VALUES('generation', '0')")
+            elif int(found) != SCHEMA_VERSION:
+                raise IndexMismatch(
+                    f"{self.path} has schema {found}, this kotae uses {SCHEMA_VERSION}; "
+                    f"delete {directory} and run kotae index again"
+                )
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _q(self, sql: str, args: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    # --- metadata -------------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        rows = self._q("SELECT value FROM meta WHERE key=?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
+
+    def bind_model(self, model_id: str) -> None:
+        found = self.meta("model")
+        if found is None:
+            self.set_meta("model", model_id)
+        elif found != model_id:
+            raise IndexMismatch(
+                f"the index in {self.location} was built with {found}, not {model_id}; "
+                f"re-embed it with: kotae index --index {self.location} --reembed PATH…, "
+                f"or choose the model it was built with"
+            )
+
+    def generation(self) -> int:
+        return int(self.meta("generation") or 0)
+
+    # --- documents ------------------------------------------------------------------------------
+    _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
+
+    def _doc(self, row: tuple) -> DocumentInfo:  # type: ignore[type-arg]
+        *head, tags, warnings = row
+        return DocumentInfo(*head, tags=tuple(json.loads(tags)), warnings=tuple(json.loads(warnings)))
+
+    def document(self, path: str) -> DocumentInfo | None:
+        rows = self._q(f"SELECT {self._DOC_COLS} FROM documents WHERE path=? OR id=?", (path, path))
+        return self._doc(rows[0]) if rows else None
+
+    def documents(self) -> list[DocumentInfo]:
+        return [self._doc(r) for r in self._q(f"SELECT {self._DOC_COLS} FROM documents ORDER BY path")]
+
+    def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text) -> None:  # type: ignore[no-untyped-def]
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self._tx() as db:
+            self._delete(db, info.path)
+            db.execute(
+                f"INSERT INTO documents({self._DOC_COLS}) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (info.id, info.path, info.file, info.kind, info.sha256, info.pages, info.chunks, info.lang,
+                 info.indexed_at, json.dumps(list(info.tags)), json.dumps(list(info.warnings))),
+            )
+            db.executemany("INSERT INTO pages VALUES(?,?,?)",
+                           [(info.id, i + 1, t) for i, t in enumerate(pages)])
+            db.executemany("INSERT OR IGNORE INTO embeddings VALUES(?, ?)",
+                           [(h, vecs[i].tobytes()) for i, h in enumerate(text_hashes)])
+            for c, h, kw in zip(chunks, text_hashes, keyword_text, strict=True):
+                cur = db.execute(
+                    'INSERT INTO chunks(id, doc_id, ordinal, file, page, heading, text, start, "end", lang, '
+                    "row_first, row_last, tokens, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (c.id, c.doc_id, c.ordinal, c.file, c.page, json.dumps(list(c.heading), ensure_ascii=False),
+                     c.text, c.start, c.end, c.lang, c.rows[0] if c.rows else None,
+                     c.rows[1] if c.rows else None, c.tokens, h),
+                )
+                db.execute("INSERT INTO chunk_fts(rowid, tokens) VALUES(?, ?)", (cur.lastrowid, kw))
+            self._bump(db)
+
+    def remove_document(self, path_or_id: str) -> DocumentInfo | None:
+        info = self.document(path_or_id)
+        if info is None:
+            return None
+        with self._tx() as db:
+            self._delete(db, info.path)
+            self._bump(db)
+        return info
+
+    @staticmethod
+    def _delete(db: sqlite3.Connection, path: str) -> None:
+        db.execute("DELETE FROM chunk_fts WHERE rowid IN "
+                   "(SELECT c.rowid FROM chunks c JOIN documents d ON d.id=c.doc_id WHERE d.path=?)", (path,))
+        db.execute("DELETE FROM documents WHERE path=?", (path,))  # pages and chunks cascade
+
+    @staticmethod
+    def _bump(db: sqlite3.Connection) -> None:
+        db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+
+    # --- search support -------------------------------------------------------------------------
+    def cached_vectors(self, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        hashes = list(dict.fromkeys(text_hashes))
+        for lo in range(0, len(hashes), 500):
+            part = hashes[lo : lo + 500]
+            marks = ",".join("?" * len(part))
+            for h, blob in self._q(f"SELECT text_hash, vector FROM embeddings WHERE text_hash IN ({marks})", part):
+                out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def dense_matrix(self) -> DenseMatrix:
+        rows = self._q("SELECT c.rowid, c.doc_id, e.vector FROM chunks c "
+                       "JOIN embeddings e ON e.text_hash = c.text_hash ORDER BY c.rowid")
+        if not rows:
+            return DenseMatrix(np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros(0, object))
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+        return DenseMatrix(rowids, flat.reshape(len(rows), -1), np.array([r[1] for r in rows], dtype=object))
+
+    def keyword_search(self, tokens, limit, doc_ids) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
+        terms = list(dict.fromkeys(t for t in tokens if t))
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        if doc_ids is None:
+            sql, args = ("SELECT rowid, -bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
+                         "ORDER BY bm25(chunk_fts) LIMIT ?"), [match, limit]
+        else:
+            sql = ("SELECT f.rowid, -bm25(chunk_fts) FROM chunk_fts f JOIN chunks c ON c.rowid = f.rowid "
+                   "WHERE chunk_fts MATCH ? AND c.doc_id IN (SELECT value FROM json_each(?)) "
+                   "ORDER BY bm25(chunk_fts) LIMIT ?")
+            args = [match, json.dumps(sorted(doc_ids)), limit]
+        return [(int(r), float(s)) for r, s in self._q(sql, args)]
+
+    def document_frequencies(self, tokens: Sequence[str]) -> tuple[dict[str, int], int]:
+        df = {t: 0 for t in tokens}
+        for t in df:
+            rows = self._q("SELECT doc FROM chunk_vocab WHERE term = ?", (t,))
+            df[t] = int(rows[0][0]) if rows else 0
+        n = self._q("SELECT count(*) FROM chunks")[0][0]
+        return df, int(n)
+
+    def chunks(self, rowids: Sequence[int]) -> dict[int, Chunk]:
+        out: dict[int, Chunk] = {}
+        ids = [int(r) for r in rowids]
+        for lo in range(0, len(ids), 500):
+            part = ids[lo : lo + 500]
+            marks = ",".join("?" * len(part))
+            for r in self._q(
+                'SELECT rowid, id, doc_id, file, page, heading, text, start, "end", lang, ordinal, '
+                f"row_first, row_last, tokens FROM chunks WHERE rowid IN ({marks})", part
+            ):
+                rows = (r[11], r[12]) if r[11] is not None else None
+                out[r[0]] = Chunk(id=r[1], doc_id=r[2], file=r[3], page=r[4], heading=tuple(json.loads(r[5])),
+                                  text=r[6], start=r[7], end=r[8], lang=r[9], ordinal=r[10], rows=rows,
+                                  tokens=r[13])
+        return out
+
+    def rowids_of(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        marks = ",".join("?" * len(chunk_ids))
+        return {cid: r for r, cid in self._q(f"SELECT rowid, id FROM chunks WHERE id IN ({marks})", chunk_ids)}
+
+    def page_text(self, doc_id: str, page: int) -> str | None:
+        rows = self._q("SELECT text FROM pages WHERE doc_id=? AND number=?", (doc_id, page))
+        return rows[0][0] if rows else None
+
+    def matching_documents(self, flt: Filter) -> set[str]:
+        where, args = ["1=1"], []  # type: ignore[var-annotated]
+        if flt.file:
+            where.append("(file GLOB ? OR path GLOB ? OR path GLOB ?)")
+            args += [flt.file, flt.file, "*/" + flt.file]
+        if flt.kind:
+            where.append("kind = ?")
+            args.append(flt.kind)
+        if flt.lang:
+            where.append("lang = ?")
+            args.append(flt.lang)
+        for tag in flt.tags:
+            where.append("EXISTS (SELECT 1 FROM json_each(documents.tags) WHERE value = ?)")
+            args.append(tag)
+        if flt.since:
+            where.append("indexed_at >= ?")
+            args.append(flt.since)
+        if flt.until:
+            where.append("indexed_at < ?")
+            args.append(flt.until)
+        return {r[0] for r in self._q(f"SELECT id FROM documents WHERE {' AND '.join(where)}", args)}
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+@register("sqlite")
+def _open(location: str) -> Store:
+    return SQLiteStore(location.removeprefix("sqlite://"))

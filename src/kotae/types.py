@@ -1,0 +1,142 @@
+"""The data that flows through kotae: small frozen dataclasses, no I/O.
+
+ingest → ParsedDocument(pages, sections) → chunking → Chunk → embed/store → search → Hit → answer → Answer
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of text on one page under one heading path, as a reader found it.
+
+    `text` is the cleaned display text (original width); `start` is its character offset
+    into the cleaned text of its page, so a chunk can point back into the page.
+    """
+
+    page: int  # 1-based (PDF page number; 1 for formats without pages)
+    heading: tuple[str, ...]  # heading path, outermost first; () when none
+    text: str
+    start: int = 0
+    rows: tuple[int, int] | None = None  # CSV: first and last data row (1-based, inclusive)
+    kind: str = "text"  # "text" | "table" | "rows"
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """What a reader returns: page texts plus the sections that tile them."""
+
+    path: str  # the file as the user named it
+    kind: str  # "pdf" | "docx" | "csv" | "text" | "markdown" | "html"
+    pages: tuple[str, ...]  # cleaned text of each page, index 0 = page 1
+    sections: tuple[Section, ...]
+    warnings: tuple[str, ...] = ()  # e.g. "page 3 has no text layer"
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The unit that is embedded, keyword-indexed, retrieved and cited."""
+
+    id: str  # stable: same document, place and text give the same id
+    doc_id: str
+    file: str
+    page: int
+    heading: tuple[str, ...]
+    text: str  # display text
+    start: int  # character offsets into the page's cleaned text
+    end: int
+    lang: str  # "ja" | "en" | "mixed" | "other"
+    ordinal: int = 0  # position in the document
+    rows: tuple[int, int] | None = None
+    tokens: int = 0  # length in the embedding model's tokens
+
+    @property
+    def anchor(self) -> str:
+        """Where a citation points: `file p.N › heading › subheading`."""
+        head = " › ".join(self.heading)
+        return f"{self.file} p.{self.page}" + (f" › {head}" if head else "")
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """A document as the index knows it."""
+
+    id: str
+    path: str
+    file: str
+    kind: str
+    sha256: str
+    pages: int
+    chunks: int
+    lang: str
+    indexed_at: str  # ISO 8601, UTC
+    tags: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with the score and rank each stage gave it (None: stage not run)."""
+
+    chunk: Chunk
+    similarity: float | None = None
+    bm25: float | None = None
+    fused: float | None = None
+    rerank: float | None = None
+    dense_rank: int | None = None
+    keyword_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """A numbered source of an answer, as printed and returned by --json and the API."""
+
+    n: int
+    hit: Hit
+    excerpt: str
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.hit.chunk
+        return {
+            "n": self.n,
+            "file": c.file,
+            "page": c.page,
+            "heading": " › ".join(c.heading) or None,
+            "chunk_id": c.id,
+            "excerpt": self.excerpt,
+            "similarity": _round(self.hit.similarity),
+            "bm25": _round(self.hit.bm25),
+            "fused": _round(self.hit.fused),
+            "rerank": _round(self.hit.rerank),
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    answer: str
+    found_in_docs: bool
+    mode: str  # "extractive" | "llm"
+    sources: tuple[Source, ...]
+    timings_ms: dict[str, float | None] = field(default_factory=dict)
+    index_version: str = ""
+    notices: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "found_in_docs": self.found_in_docs,
+            "mode": self.mode,
+            "sources": [s.to_dict() for s in self.sources],
+            "timings_ms": {k: _round(v, 2) for k, v in self.timings_ms.items()},
+            "index_version": self.index_version,
+            "notices": list(self.notices),
+        }
+
+
+def _round(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(float(x), nd)

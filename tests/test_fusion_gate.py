@@ -1,0 +1,52 @@
+import numpy as np
+import pytest
+
+from kotae.search.dense import DenseIndex
+from kotae.search.fusion import rrf
+from kotae.search.gate import GateSettings, coverage, decide
+from kotae.store.base import DenseMatrix
+
+
+def test_rrf_hand_computed():
+    fused = dict(rrf({"dense": [1, 2, 3], "keyword": [3, 1]}, k=60))
+    assert fused[1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[3] == pytest.approx(1 / 63 + 1 / 61)
+    assert fused[2] == pytest.approx(1 / 62)
+
+
+def test_rrf_order_weights_and_ties():
+    assert [i for i, _ in rrf({"a": [1, 2], "b": [2, 1]})] == [1, 2]  # tie: both best-ranked once → smaller id
+    assert [i for i, _ in rrf({"a": [1, 2], "b": [2, 1]}, weights={"a": 1.0, "b": 2.0})] == [2, 1]
+    assert rrf({"a": [], "b": []}) == []
+
+
+def test_dense_exact_top_k_and_filter():
+    vecs = np.eye(4, dtype=np.float32)
+    idx = DenseIndex(DenseMatrix(np.array([10, 11, 12, 13]), vecs, np.array(["a", "a", "b", "b"], dtype=object)))
+    q = np.array([0.1, 0.2, 0.9, 0.3], dtype=np.float32)
+    assert [r for r, _ in idx.search(q, 2)] == [12, 13]
+    assert [r for r, _ in idx.search(q, 2, {"a"})] == [11, 10]
+    assert idx.search(q, 5, {"zzz"}) == []
+
+
+def test_dense_empty():
+    idx = DenseIndex(DenseMatrix(np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros(0, object)))
+    assert idx.search(np.ones(3, np.float32), 5) == []
+
+
+def test_coverage_weights_rare_words_more():
+    df = {"賃金": 1, "日": 50}
+    full = coverage(["賃金", "日"], [["賃金", "日"]], df, 100)
+    rare_only = coverage(["賃金", "日"], [["賃金"]], df, 100)
+    common_only = coverage(["賃金", "日"], [["日"]], df, 100)
+    assert full == pytest.approx(1.0)
+    assert rare_only > 0.5 > common_only > 0
+    assert coverage([], [["x"]], {}, 1) == 0.0
+
+
+def test_gate_decides_on_either_signal():
+    s = GateSettings(min_similarity=0.85, min_coverage=0.6)
+    assert decide(0.9, 0.0, s).found
+    assert decide(0.5, 0.7, s).found
+    no = decide(0.8, 0.2, s)
+    assert not no.found and "0.800 < 0.85" in no.reason

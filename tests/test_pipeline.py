@@ -1,0 +1,142 @@
+"""Indexing and asking end to end with the FakeEmbedder: skips, replacement, removal, bad input, CLI."""
+import json
+import os
+
+import pytest
+
+from kotae.answer import ask
+from kotae.cli import main
+from kotae.config import IndexSettings
+from kotae.pipeline import index_paths
+from kotae.search import Searcher
+from kotae.store import Filter, open_store
+
+RULES = """# 就業規則
+
+## 第1条（賃金の支払）
+賃金は、毎月末日に締め切り、翌月25日に支払う。支払日が休日に当たるときは、その前日に支払う。
+
+## 第2条（休日）
+休日は、土曜日、日曜日および国民の祝日とする。
+
+## 第3条（年次有給休暇）
+入社後6か月継続勤務した者には、10日の年次有給休暇を与える。
+"""
+HANDBOOK = """# Handbook
+
+## Remote work
+Employees may work from home up to three days per week with their manager's approval.
+
+## Expenses
+Submit expense claims within 30 days of purchase through the finance portal.
+"""
+
+
+@pytest.fixture
+def docs(tmp_path):
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "rules.md").write_text(RULES, encoding="utf-8")
+    (d / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    (d / "codes.csv").write_text("code,category,limit\nEX-101,交通費,\nEX-205,Client entertainment,5000\n",
+                                 encoding="utf-8")
+    return d
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(str(tmp_path / "idx"))
+    yield s
+    s.close()
+
+
+def test_index_then_ask_cites_the_right_section(docs, store, fake_embedder):
+    report = index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    assert report.ok and sorted(d.file for d in report.indexed) == ["codes.csv", "handbook.md", "rules.md"]
+    answer = ask("賃金はいつ支払われますか", Searcher(store, fake_embedder))
+    assert answer.found_in_docs
+    top = answer.sources[0]
+    assert top.n == 1 and top.hit.chunk.file == "rules.md"
+    assert top.hit.chunk.heading[-1] == "第1条（賃金の支払）"
+    assert "翌月25日" in answer.answer and answer.answer.endswith("[1]")
+    d = answer.to_dict()
+    assert set(d) >= {"question", "answer", "found_in_docs", "mode", "sources", "timings_ms", "index_version"}
+    assert d["sources"][0]["file"] == "rules.md" and d["sources"][0]["rerank"] is None
+    assert d["timings_ms"]["rerank"] is None and d["timings_ms"]["total"] > 0
+
+
+def test_unchanged_files_skipped_changed_replaced(docs, store, fake_embedder):
+    index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    embedded = fake_embedder.embedded
+    again = index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    assert len(again.skipped) == 3 and not again.indexed
+    assert fake_embedder.embedded == embedded  # nothing re-embedded
+
+    (docs / "handbook.md").write_text(HANDBOOK.replace("three days", "two days"), encoding="utf-8")
+    third = index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    assert [d.file for d in third.indexed] == ["handbook.md"]
+    assert fake_embedder.embedded == embedded + 1  # only the changed chunk's text is embedded
+    texts = [store.chunks([r])[r].text for r, _ in store.keyword_search(["remot"], 10, None)]
+    assert texts and all("two days" in t for t in texts)
+
+
+def test_removed_document_is_never_retrieved(docs, store, fake_embedder):
+    index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    store.remove_document(str(docs / "rules.md"))
+    searcher = Searcher(store, fake_embedder)
+    for mode in ("dense", "keyword", "hybrid"):
+        hits = searcher.search("賃金 支払", mode=mode, top_k=10).hits
+        assert all(h.chunk.file != "rules.md" for h in hits)
+
+
+def test_file_filter_is_inside_the_search(docs, store, fake_embedder):
+    index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    hits = Searcher(store, fake_embedder).search("賃金 支払", top_k=3, flt=Filter(file="*.csv")).hits
+    assert hits and {h.chunk.file for h in hits} == {"codes.csv"}
+
+
+def test_bad_files_fail_alone(docs, store, fake_embedder):
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is not a pdf")
+    (docs / "fake.docx").write_text("plain text, not a zip")
+    (docs / "bad.csv").write_bytes(b"a,b\n\xff\xfe\xfa,\x81\n")
+    report = index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    failed = {os.path.basename(p): msg for p, msg in report.failed}
+    assert set(failed) == {"empty.txt", "broken.pdf", "fake.docx", "bad.csv"}
+    assert all(os.path.basename(p) in msg for p, msg in report.failed)
+    assert sorted(d.file for d in store.documents()) == ["codes.csv", "handbook.md", "rules.md"]
+
+
+def test_cli_index_list_ask_remove(docs, tmp_path, capsys):
+    idx = str(tmp_path / "cli-idx")
+    (docs / "empty.txt").write_bytes(b"")
+    assert main(["--index", idx, "--model", "fake", "index", str(docs)]) == 1  # one file failed
+    out, err = capsys.readouterr()
+    assert "indexed 3 file(s)" in out and "1 failed" in out and "empty.txt" in err
+    assert main(["--index", idx, "--model", "fake", "list"]) == 0
+    assert "rules.md" in capsys.readouterr().out
+    assert main(["--index", idx, "--model", "fake", "ask", "--json", "年次有給休暇は何日？"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["sources"][0]["file"] == "rules.md" and "10日" in result["answer"]
+    assert main(["--index", idx, "--model", "fake", "remove", "rules.md"]) == 0
+    assert main(["--index", idx, "--model", "fake", "remove", "rules.md"]) == 2
+    assert "not in the index" in capsys.readouterr().err
+
+
+def test_cli_refuses_other_model(docs, tmp_path, capsys):
+    idx = str(tmp_path / "m-idx")
+    main(["--index", idx, "--model", "fake", "index", str(docs / "rules.md")])
+    capsys.readouterr()
+    assert main(["--index", idx, "--model", "e5-small", "ask", "x"]) == 2
+    assert "built with fake@1/256, not e5-small" in capsys.readouterr().err
+
+
+def test_cli_chunks_sample(docs, capsys):
+    assert main(["chunks", "--sample", "2", "--seed", "1", str(docs)]) == 0
+    out = capsys.readouterr()
+    assert out.out.count("── ") == 2 and "2 of" in out.err
+
+
+def test_no_index_gives_a_clear_error(tmp_path, capsys):
+    assert main(["--index", str(tmp_path / "none"), "ask", "x"]) == 2
+    assert "no index at" in capsys.readouterr().err
