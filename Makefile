@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
-	$(KOTAE) --index $(INDEX) index samples
+	$(KOTAE) --index $(INDEX) index samples/docs
 	$(KOTAE) --index $(INDEX) repl
 
 test: setup

@@ -28,6 +28,7 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DOCS = HERE / "docs"
 SETS = {"golden-ja.jsonl": "ja", "golden-en.jsonl": "en"}
 FIELDS = ["id", "question", "answerable", "category", "file", "pages", "must_contain", "answer"]
 OPTIONAL = {"note"}
@@ -161,7 +162,7 @@ LOADERS = {".pdf": load_pdf, ".docx": load_docx, ".md": load_md, ".csv": load_cs
 
 
 def load_documents() -> dict[str, Doc]:
-    return {name: LOADERS[Path(name).suffix](HERE / name) for name in DOCUMENTS}
+    return {name: LOADERS[Path(name).suffix](DOCS / name) for name in DOCUMENTS}
 
 
 # ----------------------------------------------------------------------------------------------- checks

@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DOCS = HERE / "docs"
 
 # ---------------------------------------------------------------------------------------------
 # 1. work-rules.pdf — 就業規則
@@ -1072,10 +1073,11 @@ def build_csv(path: Path) -> None:
 
 
 def main() -> int:
-    spans = build_pdf(HERE / "work-rules.pdf")
-    (HERE / "faq.md").write_text(FAQ_MD, encoding="utf-8", newline="\n")
-    build_docx(HERE / "employee-handbook.docx")
-    build_csv(HERE / "expense-codes.csv")
+    DOCS.mkdir(exist_ok=True)
+    spans = build_pdf(DOCS / "work-rules.pdf")
+    (DOCS / "faq.md").write_text(FAQ_MD, encoding="utf-8", newline="\n")
+    build_docx(DOCS / "employee-handbook.docx")
+    build_csv(DOCS / "expense-codes.csv")
     print("wrote work-rules.pdf, faq.md, employee-handbook.docx, expense-codes.csv")
     print(f"work-rules.pdf: {max(last for _, _, last in spans)} pages, "
           f"{sum(1 for label, *_ in spans if label.startswith('第'))} articles")

@@ -12,7 +12,7 @@ from kotae.embed.base import Embedder, Kind, register
 from kotae.search.analyze import analyze
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SAMPLES = os.path.join(ROOT, "samples")
+SAMPLES = os.path.join(ROOT, "samples", "docs")
 
 
 class FakeEmbedder(Embedder):

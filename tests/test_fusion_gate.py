@@ -3,7 +3,7 @@ import pytest
 
 from kotae.search.dense import DenseIndex
 from kotae.search.fusion import rrf
-from kotae.search.gate import GateSettings, coverage, decide
+from kotae.search.gate import GateSettings, calibrate, coverage, decide, evaluate
 from kotae.store.base import DenseMatrix
 
 
@@ -45,8 +45,19 @@ def test_coverage_weights_rare_words_more():
 
 
 def test_gate_decides_on_either_signal():
-    s = GateSettings(min_similarity=0.85, min_coverage=0.6)
-    assert decide(0.9, 0.0, s).found
-    assert decide(0.5, 0.7, s).found
-    no = decide(0.8, 0.2, s)
-    assert not no.found and "0.800 < 0.85" in no.reason
+    s = GateSettings(min_margin=0.04, min_coverage=0.6)
+    assert decide(0.9, 0.05, 0.0, s).found
+    assert decide(0.5, 0.01, 0.7, s).found
+    no = decide(0.8, 0.03, 0.2, s)
+    assert not no.found and "margin 0.030 < 0.04" in no.reason
+
+
+def test_calibrate_keeps_false_refusals_under_the_limit():
+    samples = [(True, 0.06, 0.1), (True, 0.05, 0.9), (True, 0.02, 0.8), (True, 0.045, 0.0),
+               (False, 0.03, 0.2), (False, 0.01, 0.5), (False, 0.05, 0.0)]
+    s, st = calibrate(samples, max_false_refusal=0.0)
+    assert st.false_refusals == 0 and st.abstained == 2  # the third unanswerable looks answerable
+    assert evaluate(samples, s) == st
+    assert st.precision == 1.0 and st.recall == pytest.approx(2 / 3)
+    loose, st2 = calibrate(samples, max_false_refusal=0.25)
+    assert st2.abstained == 3 and st2.false_refusals == 1

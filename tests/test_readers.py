@@ -611,3 +611,12 @@ def test_markdown_cut_references(tmp_path):
     doc = read_document(str(path), cut_references=True)
     assert doc.pages == ("# Paper\n\nBody.",)
     assert [s.text for s in doc.sections] == ["# Paper\n\nBody."]
+
+
+def test_numbered_japanese_clause_is_not_a_heading():
+    from kotae.ingest.headings import heading_of
+
+    assert heading_of("3　従業員が出産、疾病、災害その他非常の場合の費用に充てるために請求したときは、第1項の支") is None
+    assert heading_of("2　前項の規定により従業員を解雇する場合は") is None
+    assert heading_of("1. はじめに") == (1, "1. はじめに")
+    assert heading_of("第32条（賃金の計算期間及び支払日）賃金は、毎月末日に締め切り") == (5, "第32条（賃金の計算期間及び支払日）")

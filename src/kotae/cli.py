@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     _chunk_args(c)
     c.set_defaults(run=cmd_chunks)
 
+    c = sub.add_parser("calibrate", help="fit the abstention gate on a labelled golden set; store it")
+    c.add_argument("golden", nargs="+")
+    c.add_argument("--max-false-refusal", type=float, default=0.05,
+                   help="largest share of answerable questions the gate may refuse (default %(default)s)")
+    c.set_defaults(run=cmd_calibrate)
+
     ev = sub.add_parser("eval", help="evaluate on a golden set").add_subparsers(required=True, metavar="EVAL")
     c = ev.add_parser("run", help="score retrieval, abstention and answers on a golden set (JSONL)")
     c.add_argument("golden", nargs="+", help="golden set file(s)")
@@ -232,6 +238,26 @@ def cmd_chunks(args: argparse.Namespace) -> int:
             print(c.text, end="\n\n")
     print(f"{len(sample)} of {len(chunks)} chunks", file=sys.stderr)
     return 1 if failed else 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from kotae.eval import load_golden
+    from kotae.eval.runner import gate_samples
+    from kotae.search.gate import calibrate, evaluate
+
+    searcher = _searcher(args)
+    items = [it for g in args.golden for it in load_golden(g)]
+    samples = gate_samples(items, searcher)
+    if all(a for a, _, _ in samples) or not any(a for a, _, _ in samples):
+        raise KotaeError("calibration needs both answerable and unanswerable questions")
+    before = evaluate(samples, searcher.gate_settings())
+    settings, stats = calibrate(samples, args.max_false_refusal)
+    searcher.store.set_meta("gate", json.dumps(settings.to_dict()))
+    for name, st in (("before", before), ("after", stats)):
+        print(f"{name}: abstains on {st.abstained}/{st.unanswerable} unanswerable (recall {st.recall:.2f}, "
+              f"precision {st.precision:.2f}); refuses {st.false_refusals}/{st.answerable} answerable")
+    print(f"stored in {args.index}: min_margin={settings.min_margin:.4f} min_coverage={settings.min_coverage:.4f}")
+    return 0
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:

@@ -34,6 +34,7 @@ def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "
                                "answerable": it.answerable,
                                "retrieved": [f"{h.chunk.file} p.{h.chunk.page}" for h in res.hits],
                                "gate_similarity": round(res.gate.similarity, 4),
+                               "gate_margin": round(res.gate.margin, 4),
                                "gate_coverage": round(res.gate.coverage, 4), "latency_search_ms": t_search}
         if it.answerable:
             found = [Retrieved(h.chunk.file, h.chunk.page, h.chunk.text) for h in res.hits]
@@ -56,6 +57,15 @@ def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "
             row["abstained"] = float(not a.found_in_docs)
         run.per_question.append(row)
     return run
+
+
+def gate_samples(items: Sequence[GoldenItem], searcher: Searcher) -> list[tuple[bool, float, float]]:
+    """(answerable, margin, coverage) of each question, for `gate.calibrate`."""
+    out = []
+    for it in items:
+        g = searcher.search(it.question).gate
+        out.append((it.answerable, g.margin, g.coverage))
+    return out
 
 
 _METRICS = ("hit@1", "hit@3", "hit@5", "hit@10", "mrr@10", "ndcg@10", "all_evidence@10", "correct",

@@ -22,7 +22,8 @@ _EN_LEVEL = {"part": 0, "chapter": 1, "appendix": 1, "section": 2, "article": 5}
 _NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+(\S.*)")
 _ALL_CAPS = re.compile(r"[A-Z][A-Z0-9 &,'’/:()\-]*")
 SHORT = 60  # English headings are short lines
-JA_LABEL_MAX = 40  # longer 章/節 lines are cut to their marker in the heading path
+JA_LABEL_MAX = 40
+JA_TITLE_MAX = 20  # a numbered Japanese title ("1. はじめに") is short and has no 、  # longer 章/節 lines are cut to their marker in the heading path
 
 
 def _title_like(rest: str) -> bool:
@@ -33,6 +34,17 @@ def _title_like(rest: str) -> bool:
     if rest[0] in ".:–—-":
         rest = rest[1:].strip()
     return not rest or rest[0].isupper() or ord(rest[0]) >= 0x3000
+
+
+def _ja_clause(rest: str, dotted: bool) -> bool:
+    """Japanese text after a number that reads as a numbered clause (2　前項の…、), not a title.
+
+    A wrapped PDF line has no final 。, so length and the clause comma tell them apart; legal 項
+    numbers carry no dot, so an undotted number allows only a very short title ("1 はじめに").
+    """
+    cjk = sum(ord(c) >= 0x3000 for c in rest)
+    limit = JA_TITLE_MAX if dotted else JA_TITLE_MAX // 2
+    return cjk > 0 and (len(rest) > limit or any(p in rest for p in "、，。"))
 
 
 def _japanese(line: str) -> Heading | None:
@@ -57,7 +69,7 @@ def _english(line: str) -> Heading | None:
     if m and _title_like(m.group(3)):
         return _EN_LEVEL[m.group(1).lower()], line
     m = _NUMBERED.fullmatch(line)
-    if m and _title_like(m.group(3)) and not m.group(3)[0].isdigit():
+    if m and _title_like(m.group(3)) and not m.group(3)[0].isdigit() and not _ja_clause(m.group(3), bool(m.group(2)) or "." in m.group(1)):
         return m.group(1).count(".") + 1, line
     letters = sum(c.isalpha() for c in line)
     if letters >= 4 and _ALL_CAPS.fullmatch(line) and len(line.split()) <= 10:

@@ -1,6 +1,7 @@
 """Wires the retrievers: dense and keyword candidates, fused by rank, judged by the gate."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -55,6 +56,11 @@ class Searcher:
             self._generation = gen
         return self._dense
 
+    def gate_settings(self) -> GateSettings:
+        """Thresholds calibrated for this index (`kotae calibrate`), else the settings' defaults."""
+        stored = self.store.meta("gate")
+        return GateSettings(**json.loads(stored)) if stored else self.settings.gate
+
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
                flt: Filter | None = None) -> SearchResult:
         s = self.settings
@@ -74,7 +80,7 @@ class Searcher:
         qvec = self.embedder.query(query)
         t["embed"] = _ms(t1)
         t1 = time.perf_counter()
-        dense = self.dense_index().search(qvec, n, doc_ids)
+        dense, margin = self.dense_index().search_with_margin(qvec, n, doc_ids)
         t["dense"] = _ms(t1)
         t1 = time.perf_counter()
         qtokens = analyze(query)
@@ -104,17 +110,18 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(qtokens, dense, hits)
+        gate = self._gate(qtokens, dense, margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0)
         return SearchResult(query, hits, gate, t, qvec)
 
-    def _gate(self, qtokens: list[str], dense: list[tuple[int, float]], hits: list[Hit]) -> GateDecision:
+    def _gate(self, qtokens: list[str], dense: list[tuple[int, float]], margin: float,
+              hits: list[Hit]) -> GateDecision:
         top_sim = dense[0][1] if dense else 0.0
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
         cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
-        return decide(top_sim, cov, self.settings.gate)
+        return decide(top_sim, margin, cov, self.gate_settings())
 
 
 def _ms(t0: float) -> float:
