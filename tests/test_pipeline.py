@@ -128,7 +128,13 @@ def test_cli_refuses_other_model(docs, tmp_path, capsys):
     main(["--index", idx, "--model", "fake", "index", str(docs / "rules.md")])
     capsys.readouterr()
     assert main(["--index", idx, "--model", "e5-small", "ask", "x"]) == 2
-    assert "built with fake@1/256, not e5-small" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "built with fake@1/256, not e5-small" in err and f"kotae --index {idx} --model e5-small" in err
+    assert main(["--index", idx, "--model", "e5-small", "reembed"]) == 0
+    assert "re-embedded" in capsys.readouterr().out
+    assert main(["--index", idx, "--model", "e5-small", "ask", "--json", "賃金の支払日"]) == 0
+    assert json.loads(capsys.readouterr().out)["sources"][0]["file"] == "rules.md"
+    assert main(["--index", idx, "--model", "fake", "ask", "x"]) == 2  # now the old model is refused
 
 
 def test_cli_chunks_sample(docs, capsys):

@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     _chunk_args(c)
     c.set_defaults(run=cmd_chunks)
 
+    c = sub.add_parser("reembed", help="re-embed the whole index with --model (files are not re-read)")
+    c.set_defaults(run=cmd_reembed)
+
     c = sub.add_parser("calibrate", help="fit the abstention gate on a labelled golden set; store it")
     c.add_argument("golden", nargs="+")
     c.add_argument("--max-false-refusal", type=float, default=0.05,
@@ -238,6 +241,19 @@ def cmd_chunks(args: argparse.Namespace) -> int:
             print(c.text, end="\n\n")
     print(f"{len(sample)} of {len(chunks)} chunks", file=sys.stderr)
     return 1 if failed else 0
+
+
+def cmd_reembed(args: argparse.Namespace) -> int:
+    from kotae.embed import get_embedder
+    from kotae.pipeline import reembed
+    from kotae.progress import IndexProgress
+
+    store = _store(args)
+    embedder = get_embedder(args.model)
+    with IndexProgress(0) as progress:
+        n = reembed(store, embedder, progress.update)
+    print(f"re-embedded {n} chunks with {embedder.model_id}")
+    return 0
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

@@ -53,9 +53,9 @@ def doc_id_for(path: str) -> str:
     return hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
 
 
-def embed_text(chunk: Chunk) -> str:
+def embed_text(text: str) -> str:
     """What the embedder and the keyword index see: width-normalised text."""
-    return normalize_width(chunk.text)
+    return normalize_width(text)
 
 
 def text_hash(model_id: str, text: str) -> str:
@@ -112,7 +112,7 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
         raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
     if progress:
         progress("chunks", len(chunks))
-    texts = [embed_text(ch) for ch in chunks]
+    texts = [embed_text(ch.text) for ch in chunks]
     hashes = [text_hash(embedder.model_id, t) for t in texts]
     vectors = _embed_cached(texts, hashes, store, embedder, progress)
     info = DocumentInfo(
@@ -124,6 +124,16 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
     keyword = [" ".join(analyze(t)) for t in texts]
     store.write_document(info, doc.pages, chunks, hashes, vectors, keyword)
     return info
+
+
+def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) -> int:
+    """Re-embed every stored chunk with `embedder` (no re-reading of files); returns the chunk count."""
+    rows = store.chunk_texts()
+    texts = [embed_text(t) for _, t in rows]
+    vectors = embedder.passages(texts, on_batch=(lambda n: progress("embedded", n)) if progress else None)
+    store.replace_embeddings(embedder.model_id, [r for r, _ in rows],
+                             [text_hash(embedder.model_id, t) for t in texts], vectors)
+    return len(rows)
 
 
 def _embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,

@@ -70,6 +70,15 @@ class Store(ABC):
         """Record the embedding model of a new index, or refuse one built with another model."""
 
     @abstractmethod
+    def chunk_texts(self) -> list[tuple[int, str]]:
+        """(rowid, display text) of every chunk, for re-embedding with another model."""
+
+    @abstractmethod
+    def replace_embeddings(self, model_id: str, rowids: Sequence[int], text_hashes: Sequence[str],
+                           vectors: np.ndarray) -> None:
+        """Switch the index to another embedding model, atomically."""
+
+    @abstractmethod
     def meta(self, key: str) -> str | None: ...
 
     @abstractmethod

@@ -90,12 +90,26 @@ class SQLiteStore(Store):
         elif found != model_id:
             raise IndexMismatch(
                 f"the index in {self.location} was built with {found}, not {model_id}; "
-                f"re-embed it with: kotae index --index {self.location} --reembed PATH…, "
-                f"or choose the model it was built with"
+                f"re-embed it with: kotae --index {self.location} --model {model_id} reembed "
+                f"(or pass --model {found})"
             )
 
     def generation(self) -> int:
         return int(self.meta("generation") or 0)
+
+    def chunk_texts(self) -> list[tuple[int, str]]:
+        return [(int(r), t) for r, t in self._q("SELECT rowid, text FROM chunks ORDER BY rowid")]
+
+    def replace_embeddings(self, model_id, rowids, text_hashes, vectors) -> None:  # type: ignore[no-untyped-def]
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self._tx() as db:
+            db.execute("DELETE FROM embeddings")
+            db.executemany("INSERT OR IGNORE INTO embeddings VALUES(?, ?)",
+                           [(h, vecs[i].tobytes()) for i, h in enumerate(text_hashes)])
+            db.executemany("UPDATE chunks SET text_hash=? WHERE rowid=?", list(zip(text_hashes, rowids)))
+            db.execute("INSERT OR REPLACE INTO meta VALUES('model', ?)", (model_id,))
+            db.execute("DELETE FROM meta WHERE key='gate'")  # thresholds belong to the old model
+            self._bump(db)
 
     # --- documents ------------------------------------------------------------------------------
     _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
