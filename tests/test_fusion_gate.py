@@ -59,5 +59,5 @@ def test_calibrate_keeps_false_refusals_under_the_limit():
     assert st.false_refusals == 0 and st.abstained == 2  # the third unanswerable looks answerable
     assert evaluate(samples, s) == st
     assert st.precision == 1.0 and st.recall == pytest.approx(2 / 3)
-    loose, st2 = calibrate(samples, max_false_refusal=0.25)
+    _loose, st2 = calibrate(samples, max_false_refusal=0.25)
     assert st2.abstained == 3 and st2.false_refusals == 1

@@ -78,7 +78,7 @@ def test_cached_vectors(store):
 
 
 def test_other_model_refused(store, tmp_path):
-    with pytest.raises(IndexMismatch, match="built with m@1/4, not other@2/8; re-embed it with: kotae --index .* --model other@2/8 reembed"):
+    with pytest.raises(IndexMismatch, match="built with m@1/4, not other@2/8; re-embed it with: kotae --index .* --model other reembed"):
         store.bind_model("other@2/8")
 
 

@@ -8,6 +8,7 @@ import random
 import sys
 from collections.abc import Sequence
 
+from kotae.cli_common import searcher_for, store_for
 from kotae.config import DEFAULT_INDEX, DEFAULT_MODEL, ChunkSettings, IndexSettings
 from kotae.errors import DocumentError, KotaeError
 from kotae.types import Answer
@@ -74,15 +75,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="largest share of answerable questions the gate may refuse (default %(default)s)")
     c.set_defaults(run=cmd_calibrate)
 
-    ev = sub.add_parser("eval", help="evaluate on a golden set").add_subparsers(required=True, metavar="EVAL")
-    c = ev.add_parser("run", help="score retrieval, abstention and answers on a golden set (JSONL)")
-    c.add_argument("golden", nargs="+", help="golden set file(s)")
-    c.add_argument("--docs", help="index this folder first (into --index) before evaluating")
-    c.add_argument("--mode", default="hybrid")
-    c.add_argument("--top-k", type=int, default=10, help="retrieval depth scored (default %(default)s)")
-    c.add_argument("--rule", choices=("page", "phrase", "either"), default="either", help="what counts as a hit")
-    c.add_argument("--out", help="write the full results as JSON here")
-    c.set_defaults(run=cmd_eval_run)
+    from kotae.eval.commands import add_eval_commands
+
+    add_eval_commands(sub)
     return p
 
 
@@ -104,24 +99,6 @@ def _chunk_settings(args: argparse.Namespace) -> ChunkSettings:
     return ChunkSettings(max_tokens=args.max_tokens, overlap_tokens=args.overlap)
 
 
-def _store(args: argparse.Namespace, must_exist: bool = True):  # type: ignore[no-untyped-def]
-    from kotae.store import open_store
-
-    if must_exist and "://" not in args.index and not os.path.isdir(args.index):
-        raise KotaeError(f"no index at {args.index}; create one with: kotae index PATH")
-    return open_store(args.index)
-
-
-def _searcher(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from kotae.embed import get_embedder
-    from kotae.search import Searcher
-
-    store = _store(args)
-    embedder = get_embedder(args.model)
-    store.bind_model(embedder.model_id)
-    return Searcher(store, embedder)
-
-
 # --- commands ------------------------------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
     from kotae.embed import get_embedder
@@ -132,7 +109,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                              cut_references=args.cut_references)
     files = discover(args.paths)
     missing = [p for p in args.paths if not os.path.exists(p)]
-    store = _store(args, must_exist=False)
+    store = store_for(args, must_exist=False)
     embedder = get_embedder(args.model)
     with IndexProgress(len(files)) as progress:
         report = index_paths(args.paths, store, embedder, settings, progress.update, force=args.force)
@@ -150,7 +127,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    docs = _store(args).documents()
+    docs = store_for(args).documents()
     if args.json:
         print(json.dumps([d.__dict__ for d in docs], ensure_ascii=False, indent=2))
         return 0
@@ -163,7 +140,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    store = _store(args)
+    store = store_for(args)
     target = args.file
     info = store.remove_document(os.path.abspath(target)) or store.remove_document(target)
     if info is None:
@@ -184,7 +161,7 @@ def _ask(args: argparse.Namespace, searcher, question: str) -> Answer:  # type: 
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    answer = _ask(args, _searcher(args), args.question)
+    answer = _ask(args, searcher_for(args), args.question)
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -193,7 +170,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
-    searcher = _searcher(args)
+    searcher = searcher_for(args)
     print("Ask a question about the indexed documents (empty line or Ctrl-D to quit).")
     while True:
         try:
@@ -248,7 +225,7 @@ def cmd_reembed(args: argparse.Namespace) -> int:
     from kotae.pipeline import reembed
     from kotae.progress import IndexProgress
 
-    store = _store(args)
+    store = store_for(args)
     embedder = get_embedder(args.model)
     with IndexProgress(0) as progress:
         n = reembed(store, embedder, progress.update)
@@ -261,7 +238,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from kotae.eval.runner import gate_samples
     from kotae.search.gate import calibrate, evaluate
 
-    searcher = _searcher(args)
+    searcher = searcher_for(args)
     items = [it for g in args.golden for it in load_golden(g)]
     samples = gate_samples(items, searcher)
     if all(a for a, _, _ in samples) or not any(a for a, _, _ in samples):
@@ -273,31 +250,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"{name}: abstains on {st.abstained}/{st.unanswerable} unanswerable (recall {st.recall:.2f}, "
               f"precision {st.precision:.2f}); refuses {st.false_refusals}/{st.answerable} answerable")
     print(f"stored in {args.index}: min_margin={settings.min_margin:.4f} min_coverage={settings.min_coverage:.4f}")
-    return 0
-
-
-def cmd_eval_run(args: argparse.Namespace) -> int:
-    from kotae.eval import load_golden, markdown_table, run_golden
-
-    if args.docs:
-        from kotae.embed import get_embedder
-        from kotae.pipeline import index_paths
-
-        report = index_paths([args.docs], _store(args, must_exist=False), get_embedder(args.model), IndexSettings())
-        for _, msg in report.failed:
-            print(f"error: {msg}", file=sys.stderr)
-    searcher = _searcher(args)
-    items = [it for g in args.golden for it in load_golden(g)]
-    run = run_golden(items, searcher, mode=args.mode, top_k=args.top_k, rule=args.rule)
-    summary = run.summary()
-    print(markdown_table(summary))
-    if args.out:
-        payload = {"settings": {**run.settings, "golden": args.golden, "model": searcher.embedder.model_id},
-                   "index_version": searcher.store.index_version(), "summary": summary,
-                   "questions": run.per_question}
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(payload, f, ensure_ascii=False, indent=2)
-        print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 

@@ -6,7 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from kotae.chunking import chunk_document
 from kotae.config import IndexSettings
@@ -118,7 +118,7 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
     info = DocumentInfo(
         id=doc_id, path=abspath, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
         chunks=len(chunks), lang=_majority(ch.lang for ch in chunks),
-        indexed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), tags=tuple(settings.tags),
+        indexed_at=datetime.now(UTC).isoformat(timespec="seconds"), tags=tuple(settings.tags),
         warnings=doc.warnings,
     )
     keyword = [" ".join(analyze(t)) for t in texts]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Self
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -26,9 +26,9 @@ class IndexProgress:
         self._bar.update(self._task, completed=self.counts["file"], pages=self.counts["pages"],
                          chunks=self.counts["chunks"], rate=f"{rate:.1f}")
 
-    def __enter__(self) -> IndexProgress:
+    def __enter__(self) -> Self:
         self._bar.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._bar.stop()

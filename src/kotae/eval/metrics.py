@@ -80,7 +80,7 @@ def ndcg_at(units: Sequence[str | None], ev: Evidence, rule: str, k: int = 10) -
 def all_found(units: Sequence[str | None], ev: Evidence, k: int = 10) -> float:
     """1.0 when every evidence page appears in the top k (for questions needing several pages)."""
     need = {f"page:{p}" for p in ev.pages}
-    return 1.0 if need and need <= set(u for u in units[:k] if u) else 0.0
+    return 1.0 if need and need <= {u for u in units[:k] if u} else 0.0
 
 
 def retrieval_metrics(results: Sequence[Retrieved], ev: Evidence, rule: str = "either") -> dict[str, float]:

@@ -18,17 +18,10 @@ _DROP_POS = {"補助記号", "空白", "記号"}
 _JA_STOP_POS = {"助詞", "助動詞"}
 
 EN_STOP = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having
-    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
-    that the their theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours yourself yourselves
-    s t don shall may might must""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "shall", "may", "might", "must"]
 )
 JA_STOP = frozenset(
-    """する 為る ある 有る いる 居る なる 成る 出来る れる られる こと 事 もの 物 ため 為 よう 様 それ これ その この
-    とき 時 ところ 所 どんな 何 なに いつ どう どこ 誰 だれ どの どれ どちら いくら 幾ら いくつ どれくらい""".split()
+    ["する", "為る", "ある", "有る", "いる", "居る", "なる", "成る", "出来る", "れる", "られる", "こと", "事", "もの", "物", "ため", "為", "よう", "様", "それ", "これ", "その", "この", "とき", "時", "ところ", "所", "どんな", "何", "なに", "いつ", "どう", "どこ", "誰", "だれ", "どの", "どれ", "どちら", "いくら", "幾ら", "いくつ", "どれくらい"]
 )
 
 

@@ -1,0 +1,28 @@
+"""Helpers shared by the CLI modules: open the index and build the searcher from parsed arguments."""
+from __future__ import annotations
+
+import argparse
+import os
+
+from kotae.errors import KotaeError
+from kotae.search import Searcher
+from kotae.store import Store
+
+
+def store_for(args: argparse.Namespace, must_exist: bool = True) -> Store:
+    from kotae.store import open_store
+
+    if must_exist and "://" not in args.index and not os.path.isdir(args.index):
+        raise KotaeError(f"no index at {args.index}; create one with: kotae index PATH")
+    return open_store(args.index)
+
+
+def searcher_for(args: argparse.Namespace) -> Searcher:
+    from kotae.embed import get_embedder
+
+    store = store_for(args)
+    embedder = get_embedder(args.model)
+    store.bind_model(embedder.model_id)
+    return Searcher(store, embedder)
+
+
