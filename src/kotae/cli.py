@@ -107,12 +107,13 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     settings = IndexSettings(chunk=_chunk_settings(args), tags=tuple(args.tag),
                              cut_references=args.cut_references)
-    files = discover(args.paths)
     missing = [p for p in args.paths if not os.path.exists(p)]
+    paths = [p for p in args.paths if p not in missing]
+    files = discover(paths)
     store = store_for(args, must_exist=False)
     embedder = get_embedder(args.model)
     with IndexProgress(len(files)) as progress:
-        report = index_paths(args.paths, store, embedder, settings, progress.update, force=args.force)
+        report = index_paths(paths, store, embedder, settings, progress.update, force=args.force)
     for w in report.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for _, msg in report.failed:
