@@ -146,3 +146,14 @@ def test_cli_chunks_sample(docs, capsys):
 def test_no_index_gives_a_clear_error(tmp_path, capsys):
     assert main(["--index", str(tmp_path / "none"), "ask", "x"]) == 2
     assert "no index at" in capsys.readouterr().err
+
+
+def test_ask_stream_events_in_order(docs, store, fake_embedder):
+    from kotae.answer import ask_stream
+
+    index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    events = list(ask_stream("賃金はいつ支払われますか", Searcher(store, fake_embedder)))
+    kinds = [k for k, _ in events]
+    assert kinds[0] == "retrieval" and kinds[-1] == "answer" and set(kinds[1:-1]) == {"token"}
+    final = events[-1][1]
+    assert "".join(p for k, p in events if k == "token") == final.answer

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 from kotae.answer import extractive
 from kotae.chunking import detect_lang
@@ -22,16 +23,35 @@ def dont_know(question: str) -> str:
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
         flt: Filter | None = None) -> Answer:
     """Answer `question` from the indexed documents only."""
+    for kind, payload in ask_stream(question, searcher, mode=mode, top_k=top_k, flt=flt):
+        if kind == "answer":
+            assert isinstance(payload, Answer)
+            return payload
+    raise AssertionError("ask_stream ended without an answer")
+
+
+Event = tuple[str, object]
+
+
+def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
+               flt: Filter | None = None) -> Iterator[Event]:
+    """Answer as a stream of events, in this order:
+    ("retrieval", SearchResult) once, ("token", str) for each piece of answer text, ("answer", Answer) once.
+    """
     t0 = time.perf_counter()
     result = searcher.search(question, mode=mode, top_k=top_k, flt=flt)
+    yield "retrieval", result
     timings: dict[str, float | None] = {"embed": result.timings_ms.get("embed"),
                                         "search": result.timings_ms.get("search"),
                                         "rerank": None, "generate": None}
     version = searcher.store.index_version()
     if not result.hits or not result.gate.found:
         timings["total"] = (time.perf_counter() - t0) * 1000
-        return Answer(question, dont_know(question), False, "extractive", (), timings, version,
-                      notices=(f"not found in the documents: {result.gate.reason}",))
+        text = dont_know(question)
+        yield "token", text
+        yield "answer", Answer(question, text, False, "extractive", (), timings, version,
+                               notices=(f"not found in the documents: {result.gate.reason}",))
+        return
     t1 = time.perf_counter()
     sentences = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
     cited = sorted({c.source for c in sentences})
@@ -39,11 +59,13 @@ def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: in
     rest = [i for i in range(len(result.hits)) if i not in number]
     for i in rest:  # sources not cited follow, numbered after the cited ones
         number[i] = len(number) + 1
-    text = " ".join(f"{c.text}[{number[c.source]}]" for c in sentences)
+    pieces = [f"{c.text}[{number[c.source]}]" for c in sentences]
+    for i, piece in enumerate(pieces):
+        yield "token", (" " if i else "") + piece
     sources = sorted((Source(number[i], h, _excerpt(h)) for i, h in enumerate(result.hits)), key=lambda s: s.n)
     timings["generate"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
-    return Answer(question, text, True, "extractive", tuple(sources), timings, version)
+    yield "answer", Answer(question, " ".join(pieces), True, "extractive", tuple(sources), timings, version)
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
