@@ -92,6 +92,8 @@ def _search_args(c: argparse.ArgumentParser) -> None:
 
     c.add_argument("--top-k", type=int, default=5)
     c.add_argument("--mode", choices=MODES, default="hybrid")
+    c.add_argument("--reranker", default=os.environ.get("KOTAE_RERANKER"),
+                   help="cross-encoder for --mode hybrid+rerank: onnx:DIR or st:MODEL ($KOTAE_RERANKER)")
     c.add_argument("--file", help="only documents whose file name matches this glob")
 
 

@@ -19,10 +19,14 @@ def store_for(args: argparse.Namespace, must_exist: bool = True) -> Store:
 
 def searcher_for(args: argparse.Namespace) -> Searcher:
     from kotae.embed import get_embedder
+    from kotae.search import load_reranker
 
     store = store_for(args)
     embedder = get_embedder(args.model)
     store.bind_model(embedder.model_id)
-    return Searcher(store, embedder)
+    # Loaded when asked for (a spec, or the rerank mode), so plain searches log no "rerank skipped".
+    spec = getattr(args, "reranker", None)
+    reranker = load_reranker(spec) if spec or getattr(args, "mode", None) == "hybrid+rerank" else None
+    return Searcher(store, embedder, reranker=reranker)
 
 

@@ -124,6 +124,8 @@ class Answer:
     timings_ms: dict[str, float | None] = field(default_factory=dict)
     index_version: str = ""
     notices: tuple[str, ...] = ()
+    also_retrieved: tuple[Source, ...] = ()  # retrieved but not cited (LLM answers)
+    citations: dict[str, int] = field(default_factory=dict)  # valid, invalid, unsupported, weak, attached
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,6 +137,8 @@ class Answer:
             "timings_ms": {k: _round(v, 2) for k, v in self.timings_ms.items()},
             "index_version": self.index_version,
             "notices": list(self.notices),
+            "also_retrieved": [s.to_dict() for s in self.also_retrieved],
+            "citations": dict(self.citations),
         }
 
 

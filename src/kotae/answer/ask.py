@@ -43,14 +43,14 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
     yield "retrieval", result
     timings: dict[str, float | None] = {"embed": result.timings_ms.get("embed"),
                                         "search": result.timings_ms.get("search"),
-                                        "rerank": None, "generate": None}
+                                        "rerank": result.timings_ms.get("rerank"), "generate": None}
     version = searcher.store.index_version()
     if not result.hits or not result.gate.found:
         timings["total"] = (time.perf_counter() - t0) * 1000
         text = dont_know(question)
         yield "token", text
         yield "answer", Answer(question, text, False, "extractive", (), timings, version,
-                               notices=(f"not found in the documents: {result.gate.reason}",))
+                               notices=(*result.notices, f"not found in the documents: {result.gate.reason}"))
         return
     t1 = time.perf_counter()
     sentences = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
@@ -65,7 +65,8 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
     sources = sorted((Source(number[i], h, _excerpt(h)) for i, h in enumerate(result.hits)), key=lambda s: s.n)
     timings["generate"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
-    yield "answer", Answer(question, " ".join(pieces), True, "extractive", tuple(sources), timings, version)
+    yield "answer", Answer(question, " ".join(pieces), True, "extractive", tuple(sources), timings, version,
+                           result.notices)
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]

@@ -99,3 +99,45 @@ def percentile(values: Sequence[float], q: float) -> float:
         return 0.0
     s = sorted(values)
     return s[max(0, math.ceil(q / 100 * len(s)) - 1)]
+
+
+# --- graded relevance (BEIR/TREC qrels) --------------------------------------------------------------
+# `qrels` maps a document id to its judged grade; a grade > 0 is relevant. Gains are the grades
+# themselves (linear, as trec_eval's ndcg_cut and BEIR), discounts log2(rank + 1).
+
+def ndcg_graded(ranked: Sequence[str], qrels: dict[str, int], k: int = 10) -> float:
+    """nDCG@k with the qrel grade as gain; 0.0 when the query has no relevant document."""
+    dcg = sum(qrels.get(d, 0) / math.log2(i + 1) for i, d in enumerate(ranked[:k], 1) if qrels.get(d, 0) > 0)
+    gains = sorted((g for g in qrels.values() if g > 0), reverse=True)[:k]
+    ideal = sum(g / math.log2(i + 1) for i, g in enumerate(gains, 1))
+    return dcg / ideal if ideal else 0.0
+
+
+def mrr_graded(ranked: Sequence[str], qrels: dict[str, int], k: int = 10) -> float:
+    """1 / rank of the first relevant document in the top k, else 0.0."""
+    for i, d in enumerate(ranked[:k], 1):
+        if qrels.get(d, 0) > 0:
+            return 1.0 / i
+    return 0.0
+
+
+def recall_graded(ranked: Sequence[str], qrels: dict[str, int], k: int) -> float:
+    """Share of the relevant documents found in the top k; 0.0 when there are none."""
+    relevant = {d for d, g in qrels.items() if g > 0}
+    return len(relevant.intersection(ranked[:k])) / len(relevant) if relevant else 0.0
+
+
+RECALL_KS = (1, 5, 10, 100)
+
+
+def graded_metrics(ranked: Sequence[str], qrels: dict[str, int]) -> dict[str, float]:
+    """nDCG@10, MRR@10 and recall@1/5/10/100 of one query's ranking."""
+    out = {"ndcg@10": ndcg_graded(ranked, qrels, 10), "mrr@10": mrr_graded(ranked, qrels, 10)}
+    out.update({f"recall@{k}": recall_graded(ranked, qrels, k) for k in RECALL_KS})
+    return out
+
+
+def mean_metrics(rows: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Per-metric means over rows (a metric missing from a row is left out of its mean)."""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    return {k: sum(r[k] for r in rows if k in r) / sum(1 for r in rows if k in r) for k in keys}

@@ -1,4 +1,4 @@
-"""Wires the retrievers: dense and keyword candidates, fused by rank, judged by the gate."""
+"""Wires the retrievers: dense and keyword candidates, fused by rank, optionally reranked, judged by the gate."""
 from __future__ import annotations
 
 import json
@@ -12,10 +12,13 @@ from kotae.search.analyze import analyze
 from kotae.search.dense import DenseIndex
 from kotae.search.fusion import rrf
 from kotae.search.gate import GateDecision, GateSettings, coverage, decide
+from kotae.search.rerank import Reranker
 from kotae.store.base import Filter, Store
-from kotae.types import Hit
+from kotae.types import Chunk, Hit
 
-MODES = ("dense", "keyword", "hybrid")
+MODES = ("dense", "keyword", "hybrid", "hybrid+rerank")
+NO_RERANKER = ("rerank skipped: no reranker loaded (pass --reranker SPEC or set KOTAE_RERANKER); "
+               "results are in hybrid order")
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class SearchSettings:
     rrf_k: int = 60
     dense_weight: float = 1.0
     keyword_weight: float = 1.0
+    rerank_candidates: int = 30  # top-N fused hits the reranker rescores (mode hybrid+rerank)
     gate: GateSettings = field(default_factory=GateSettings)
 
 
@@ -36,15 +40,18 @@ class SearchResult:
     gate: GateDecision
     timings_ms: dict[str, float]
     query_vector: np.ndarray | None = None
+    notices: tuple[str, ...] = ()  # e.g. why hybrid+rerank fell back to hybrid
 
 
 class Searcher:
-    """Searches one store with one embedder; the dense matrix follows the store's writes."""
+    """Searches one store with one embedder (and an optional reranker); the dense matrix follows the store's writes."""
 
-    def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings | None = None) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings | None = None,
+                 reranker: Reranker | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings or SearchSettings()
+        self.reranker = reranker
         self._dense: DenseIndex | None = None
         self._generation = -1
 
@@ -97,15 +104,24 @@ class Searcher:
             ranked = dense
         elif mode == "keyword":
             ranked = keyword
-        else:
+        else:  # hybrid, hybrid+rerank
             ranked = rrf({"dense": [r for r, _ in dense], "keyword": [r for r, _ in keyword]}, k=s.rrf_k,
                          weights={"dense": s.dense_weight, "keyword": s.keyword_weight})
         t["fusion"] = _ms(t1)
+        notices: tuple[str, ...] = ()
+        rescored: dict[int, float] = {}
+        reranker = self.reranker if mode == "hybrid+rerank" else None
+        chunks = self.store.chunks([r for r, _ in ranked[: max(top_k, s.rerank_candidates if reranker else 0)]])
+        if reranker is not None:
+            t1 = time.perf_counter()
+            ranked, rescored = self._rerank(reranker, query, ranked, chunks)
+            t["rerank"] = _ms(t1)
+        elif mode == "hybrid+rerank":
+            notices = (NO_RERANKER,)
         top = ranked[:top_k]
-        chunks = self.store.chunks([r for r, _ in top])
         hits = [
             Hit(chunk=chunks[r], similarity=sim.get(r), bm25=bm.get(r),
-                fused=score if mode == "hybrid" else None,
+                fused=score if mode in ("hybrid", "hybrid+rerank") else None, rerank=rescored.get(r),
                 dense_rank=dense_rank.get(r), keyword_rank=kw_rank.get(r))
             for r, score in top if r in chunks
         ]
@@ -113,7 +129,16 @@ class Searcher:
         gate = self._gate(qtokens, dense, margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0)
-        return SearchResult(query, hits, gate, t, qvec)
+        return SearchResult(query, hits, gate, t, qvec, notices)
+
+    def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
+                chunks: dict[int, Chunk]) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """Rescore the top fused hits; equal scores keep their fused order, hits past the pool follow."""
+        n = self.settings.rerank_candidates
+        pool = [(r, f) for r, f in ranked[:n] if r in chunks]
+        scores = reranker.score(query, [chunks[r].text for r, _ in pool])
+        rescored = {r: float(x) for (r, _), x in zip(pool, scores, strict=True)}
+        return sorted(pool, key=lambda p: -rescored[p[0]]) + ranked[n:], rescored
 
     def _gate(self, qtokens: list[str], dense: list[tuple[int, float]], margin: float,
               hits: list[Hit]) -> GateDecision:

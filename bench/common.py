@@ -1,0 +1,42 @@
+"""Shared by the bench scripts: machine facts and result writing (JSON + markdown)."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from typing import Any
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    import kotae
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                check=False).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": platform.platform(),
+            "kotae": kotae.__version__, "commit": commit,
+            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def write(name: str, payload: dict[str, Any], markdown: str) -> None:
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, f"{name}.json"), "w", encoding="utf-8") as f:
+        json.dump(payload, f, ensure_ascii=False, indent=2)
+    with open(os.path.join(RESULTS, f"{name}.md"), "w", encoding="utf-8") as f:
+        f.write(markdown.rstrip() + "\n")
+    print(markdown)
+    print(f"wrote bench/results/{name}.json and .md")
