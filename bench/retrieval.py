@@ -101,8 +101,8 @@ def markdown(payload: dict, table: str) -> str:  # type: ignore[type-arg]
     m = payload["machine"]
     lines = [
         "# Retrieval benchmark", "",
-        f"kotae {payload['versions']['kotae']}, model `{payload['versions']['model']}`, {payload['date']}; "
-        f"{m['cpu']}, {m['cores']} cores, Python {m['python']}.", "",
+        (f"kotae {payload['versions']['kotae']}, model `{payload['versions']['model']}`, {payload['date']}; "
+         f"{m['cpu']}, {m['cores']} cores, Python {m['python']}."), "",
         "Each corpus entry is one chunk (title + text); candidates 50 per retriever (100 ranked), RRF k=60.", "",
         table, "",
         "| data set | corpus | queries | index version | indexing s | total s | per mode s |",

@@ -157,3 +157,15 @@ def test_ask_stream_events_in_order(docs, store, fake_embedder):
     assert kinds[0] == "retrieval" and kinds[-1] == "answer" and set(kinds[1:-1]) == {"token"}
     final = events[-1][1]
     assert "".join(p for k, p in events if k == "token") == final.answer
+
+
+def test_contextual_prefix_indexes_the_heading_path(docs, store, fake_embedder):
+    from kotae.config import ChunkSettings
+
+    settings = IndexSettings(chunk=ChunkSettings(contextual_prefix=True))
+    index_paths([str(docs / "rules.md")], store, fake_embedder, settings)
+    # "年次有給休暇" is in the third article's body too, but "就業規則" only in the document's title heading
+    rows = store.keyword_search(["就業", "規則"], 10, None)
+    assert len(rows) == store.documents()[0].chunks  # every chunk carries its heading path
+    chunk = store.chunks([rows[0][0]])[rows[0][0]]
+    assert not chunk.text.startswith("rules")  # the displayed text is unchanged

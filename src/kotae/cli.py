@@ -26,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from kotae.answer.config import add_llm_args
+
     p = argparse.ArgumentParser(prog="kotae", description="Answers only from your documents, with citations.")
     p.add_argument("--index", default=DEFAULT_INDEX, help="index directory (default %(default)s; $KOTAE_INDEX)")
     p.add_argument("--model", default=DEFAULT_MODEL, help="embedding model (default %(default)s)")
@@ -50,11 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("ask", help="ask a question")
     c.add_argument("question")
     _search_args(c)
+    add_llm_args(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.set_defaults(run=cmd_ask)
 
     c = sub.add_parser("repl", help="ask questions one after another")
     _search_args(c)
+    add_llm_args(c)
     c.set_defaults(run=cmd_repl)
 
     c = sub.add_parser("chunks", help="print sample chunks without embedding anything")
@@ -78,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     from kotae.eval.commands import add_eval_commands
 
     add_eval_commands(sub)
+    from kotae.server.command import add_serve_command
+
+    add_serve_command(sub)
     return p
 
 
@@ -85,6 +92,8 @@ def _chunk_args(c: argparse.ArgumentParser) -> None:
     d = ChunkSettings()
     c.add_argument("--max-tokens", type=int, default=d.max_tokens, help="chunk budget in model tokens")
     c.add_argument("--overlap", type=int, default=d.overlap_tokens, help="overlap budget in model tokens")
+    c.add_argument("--contextual-prefix", action="store_true",
+                   help="embed and keyword-index each chunk with its file name and heading path in front")
 
 
 def _search_args(c: argparse.ArgumentParser) -> None:
@@ -98,7 +107,8 @@ def _search_args(c: argparse.ArgumentParser) -> None:
 
 
 def _chunk_settings(args: argparse.Namespace) -> ChunkSettings:
-    return ChunkSettings(max_tokens=args.max_tokens, overlap_tokens=args.overlap)
+    return ChunkSettings(max_tokens=args.max_tokens, overlap_tokens=args.overlap,
+                         contextual_prefix=args.contextual_prefix)
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -156,15 +166,17 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ask(args: argparse.Namespace, searcher, question: str) -> Answer:  # type: ignore[no-untyped-def]
+def _ask(args: argparse.Namespace, searcher, question: str, llm=None) -> Answer:  # type: ignore[no-untyped-def]
     from kotae.answer import ask
     from kotae.store import Filter
 
-    return ask(question, searcher, mode=args.mode, top_k=args.top_k, flt=Filter(file=args.file))
+    return ask(question, searcher, mode=args.mode, top_k=args.top_k, flt=Filter(file=args.file), llm=llm)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    answer = _ask(args, searcher_for(args), args.question)
+    from kotae.answer.config import llm_from_args
+
+    answer = _ask(args, searcher_for(args), args.question, llm_from_args(args))
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -173,7 +185,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
+    from kotae.answer.config import llm_from_args
+
     searcher = searcher_for(args)
+    llm = llm_from_args(args)  # loaded once (a local model takes seconds)
     print("Ask a question about the indexed documents (empty line or Ctrl-D to quit).")
     while True:
         try:
@@ -182,7 +197,7 @@ def cmd_repl(args: argparse.Namespace) -> int:
             return 0
         if not q:
             return 0
-        print(format_answer(_ask(args, searcher, q)))
+        print(format_answer(_ask(args, searcher, q, llm)))
 
 
 def format_answer(a: Answer) -> str:
@@ -194,6 +209,13 @@ def format_answer(a: Answer) -> str:
         scores = "  ".join(f"{k}={d[k]}" for k in ("similarity", "bm25", "fused", "rerank") if d[k] is not None)
         lines.append(f"[{s.n}] {s.hit.chunk.anchor}   {scores}")
         lines.append(f"    {s.excerpt}")
+    if a.also_retrieved:
+        lines.append("also retrieved:")
+        lines += [f"[{s.n}] {s.hit.chunk.anchor}" for s in a.also_retrieved]
+    if a.mode == "llm" and a.citations:
+        c = a.citations
+        lines.append(f"citations: {c['valid']} valid, {c['invalid']} invalid, {c['unsupported']} unsupported, "
+                     f"{c['weak']} weak" + (f", {c['attached']} attached by kotae" if c.get("attached") else ""))
     lines.append(f"({a.timings_ms.get('total', 0):.0f} ms, {a.mode})")
     return "\n".join(lines)
 

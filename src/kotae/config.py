@@ -17,6 +17,7 @@ class ChunkSettings:
     max_tokens: int = 256  # e5-small reads 512 tokens; shorter chunks cite more precisely
     overlap_tokens: int = 48  # the previous chunk's tail sentences, up to this many tokens
     min_tokens: int = 32  # smaller sections merge into a neighbour on the same page
+    contextual_prefix: bool = False  # prepend "file › heading path" to what is embedded and keyword-indexed
 
     def key(self) -> str:
         """A short hash: an index whose chunks were cut differently is re-chunked."""

@@ -53,9 +53,13 @@ def doc_id_for(path: str) -> str:
     return hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
 
 
-def embed_text(text: str) -> str:
-    """What the embedder and the keyword index see: width-normalised text."""
-    return normalize_width(text)
+def embed_text(chunk: Chunk, contextual_prefix: bool = False) -> str:
+    """What the embedder and the keyword index see: width-normalised text, optionally after a
+    contextual prefix naming the file and heading path (the displayed and cited text stays as is)."""
+    if contextual_prefix:
+        head = " › ".join((os.path.splitext(os.path.basename(chunk.file))[0], *chunk.heading))
+        return normalize_width(f"{head}\n{chunk.text}")
+    return normalize_width(chunk.text)
 
 
 def text_hash(model_id: str, text: str) -> str:
@@ -71,6 +75,7 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
     if store.meta("chunking") != chunking_key:
         force = force or store.meta("chunking") is not None  # settings changed: re-chunk everything
         store.set_meta("chunking", chunking_key)
+        store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
     for path, name in discover(paths):
         try:
             info = index_file(path, name, store, embedder, settings, progress, force=force)
@@ -112,7 +117,7 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
         raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
     if progress:
         progress("chunks", len(chunks))
-    texts = [embed_text(ch.text) for ch in chunks]
+    texts = [embed_text(ch, c.contextual_prefix) for ch in chunks]
     hashes = [text_hash(embedder.model_id, t) for t in texts]
     vectors = _embed_cached(texts, hashes, store, embedder, progress)
     info = DocumentInfo(
@@ -128,12 +133,14 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
 
 def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) -> int:
     """Re-embed every stored chunk with `embedder` (no re-reading of files); returns the chunk count."""
-    rows = store.chunk_texts()
-    texts = [embed_text(t) for _, t in rows]
+    rowids = [r for r, _ in store.chunk_texts()]
+    chunks = store.chunks(rowids)
+    contextual = store.meta("contextual_prefix") == "1"
+    texts = [embed_text(chunks[r], contextual) for r in rowids]
     vectors = embedder.passages(texts, on_batch=(lambda n: progress("embedded", n)) if progress else None)
-    store.replace_embeddings(embedder.model_id, [r for r, _ in rows],
+    store.replace_embeddings(embedder.model_id, rowids,
                              [text_hash(embedder.model_id, t) for t in texts], vectors)
-    return len(rows)
+    return len(rowids)
 
 
 def _embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,

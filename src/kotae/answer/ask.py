@@ -1,29 +1,29 @@
-"""`ask`: search, gate, then an extractive answer whose every sentence carries its citation."""
+"""`ask`: search, gate, then an answer whose every sentence carries its citation.
+
+Extractive (the offline default): the passages' own best sentences. With an LLM: the model's answer, its
+citations verified in code (`generate`); whenever the model fails, the extractive answer with a notice.
+"""
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
 
 from kotae.answer import extractive
-from kotae.chunking import detect_lang
+from kotae.answer.llm import LLM, LLMError
+from kotae.answer.prompt import dont_know
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze
-from kotae.search.searcher import Searcher
+from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter
 from kotae.types import Answer, Hit, Source
 
-EXCERPT_CHARS = 400
-
-
-def dont_know(question: str) -> str:
-    """「わからない」 for Japanese questions, "I don't know" otherwise."""
-    return "わからない" if detect_lang(question) in ("ja", "mixed") else "I don't know"
+__all__ = ["Event", "ask", "ask_stream", "dont_know"]
 
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
-        flt: Filter | None = None) -> Answer:
-    """Answer `question` from the indexed documents only."""
-    for kind, payload in ask_stream(question, searcher, mode=mode, top_k=top_k, flt=flt):
+        flt: Filter | None = None, llm: LLM | None = None) -> Answer:
+    """Answer `question` from the indexed documents only (with `llm`: generated, citations verified)."""
+    for kind, payload in ask_stream(question, searcher, mode=mode, top_k=top_k, flt=flt, llm=llm):
         if kind == "answer":
             assert isinstance(payload, Answer)
             return payload
@@ -34,9 +34,13 @@ Event = tuple[str, object]
 
 
 def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
-               flt: Filter | None = None) -> Iterator[Event]:
+               flt: Filter | None = None, llm: LLM | None = None) -> Iterator[Event]:
     """Answer as a stream of events, in this order:
     ("retrieval", SearchResult) once, ("token", str) for each piece of answer text, ("answer", Answer) once.
+
+    With `llm` the tokens are the model's raw reply as it arrives; the Answer's text is the verified one
+    (invalid citations removed, sources renumbered) and supersedes them, also when the LLM failed part-way
+    and the extractive answer is shown instead. The LLM is never called when the gate refuses.
     """
     t0 = time.perf_counter()
     result = searcher.search(question, mode=mode, top_k=top_k, flt=flt)
@@ -52,6 +56,22 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
         yield "answer", Answer(question, text, False, "extractive", (), timings, version,
                                notices=(*result.notices, f"not found in the documents: {result.gate.reason}"))
         return
+    notices = result.notices
+    if llm is not None:
+        from kotae.answer.generate import llm_answer
+
+        try:
+            yield from llm_answer(question, result, searcher, llm, t0=t0, timings=dict(timings), version=version,
+                                  notices=notices)
+            return
+        except LLMError as e:
+            notices = (*notices, f"{e}; showing the extractive answer")
+    yield from _extractive_answer(question, result, searcher, t0, timings, version, notices)
+
+
+def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, t0: float,
+                       timings: dict[str, float | None], version: str,
+                       notices: tuple[str, ...]) -> Iterator[Event]:
     t1 = time.perf_counter()
     sentences = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
     cited = sorted({c.source for c in sentences})
@@ -62,11 +82,14 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
     pieces = [f"{c.text}[{number[c.source]}]" for c in sentences]
     for i, piece in enumerate(pieces):
         yield "token", (" " if i else "") + piece
-    sources = sorted((Source(number[i], h, _excerpt(h)) for i, h in enumerate(result.hits)), key=lambda s: s.n)
+    sources = sorted((Source(number[i], h, extractive.excerpt(h.chunk.text)) for i, h in enumerate(result.hits)),
+                     key=lambda s: s.n)
     timings["generate"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
+    counts = {"sentences": len(sentences), "valid": len(sentences), "invalid": 0, "unsupported": 0, "weak": 0,
+              "attached": 0}  # extractive sentences are the passages' own words
     yield "answer", Answer(question, " ".join(pieces), True, "extractive", tuple(sources), timings, version,
-                           result.notices)
+                           notices, citations=counts)
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
@@ -81,8 +104,3 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     scores = extractive.score(qvec, vecs, qtokens, [analyze(c.text) for c in cands],
                               [c.source for c in cands], df, n)
     return extractive.pick(cands, scores)
-
-
-def _excerpt(hit: Hit) -> str:
-    text = extractive.tidy(hit.chunk.text)
-    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"

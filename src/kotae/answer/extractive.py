@@ -22,11 +22,40 @@ MIN_CHARS = 6
 
 _CJK = "\u3000-\u30ff\u3400-\u9fff\uff00-\uffef"
 _CJK_BREAK = re.compile(f"(?<=[{_CJK}])\\s*\\n\\s*(?=[{_CJK}])")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_STARTS_ITEM = "#（(・•●○■□◆◇※①②③④⑤⑥⑦⑧⑨⑩第"  # a line starting so is a new item or heading, not a wrap
 
 
 def tidy(text: str) -> str:
     """One line for display: PDF line breaks inside Japanese vanish, others become one space."""
     return " ".join(_CJK_BREAK.sub("", text).split())
+
+
+def unwrap(text: str, heading: Sequence[str] = ()) -> str:
+    """A passage for a prompt: lines kept (lists stay lists), wrapped Japanese lines joined, blank lines
+    and lines that only repeat the heading path (Markdown `## Remote work`) dropped."""
+    heads = {" ".join(h.split()) for h in heading}
+    out: list[str] = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if not line or line.lstrip("#").strip() in heads:
+            continue
+        wrapped = (out and not out[-1].startswith("#") and line[0] not in _STARTS_ITEM
+                   and _CJK_CHAR.match(out[-1][-1]) and _CJK_CHAR.match(line[0]))
+        if wrapped:
+            out[-1] += line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+EXCERPT_CHARS = 400
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """A source's passage as shown under the answer: tidied, cut at `limit` characters."""
+    text = tidy(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ class LlamaCppLLM(LLM):
         if not os.path.isfile(path):
             raise ConfigError(f"no GGUF model at {path}; pass --llm llamacpp:/path/to/model.gguf")
         try:
-            import llama_cpp
+            import llama_cpp  # type: ignore[import-not-found, unused-ignore]
         except ImportError as e:
             raise ConfigError(f"{settings.spec} needs llama-cpp-python; install it with "
                               "pip install 'kotae[llamacpp]'") from e

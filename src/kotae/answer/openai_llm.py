@@ -38,17 +38,37 @@ class OpenAILLM(LLM):
 
     def stream(self, messages: Sequence[Message], *, temperature: float, max_tokens: int) -> Iterator[str]:
         try:
-            chunks = self.client.chat.completions.create(
+            chunks: Any = self.client.chat.completions.create(
                 model=self.model, messages=list(messages), temperature=temperature,  # type: ignore[arg-type]
                 max_tokens=max_tokens, stream=True)
             for chunk in chunks:
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
-        except Exception as e:  # noqa: BLE001 — only the client's and its transport's errors are translated
-            reason = self._reason(e)
-            if reason is None:
+        except Exception as e:  # only the client's and its transport's errors are translated, see _reason
+            error = self._error(e)
+            if error is None:
                 raise
-            raise LLMError(f"the LLM at {self.where} failed ({reason})") from e
+            raise error from e
+
+    def complete(self, messages: Sequence[Message], *, temperature: float | None = None,
+                 max_tokens: int | None = None) -> str:
+        """One non-streaming request (the map step of map-reduce needs no tokens as they come)."""
+        s = self.settings
+        try:
+            reply = self.client.chat.completions.create(
+                model=self.model, messages=list(messages),  # type: ignore[arg-type]
+                temperature=s.temperature if temperature is None else temperature,
+                max_tokens=s.max_tokens if max_tokens is None else max_tokens)
+        except Exception as e:  # as in stream
+            error = self._error(e)
+            if error is None:
+                raise
+            raise error from e
+        return (reply.choices[0].message.content or "") if reply.choices else ""
+
+    def _error(self, e: Exception) -> LLMError | None:
+        reason = self._reason(e)
+        return None if reason is None else LLMError(f"the LLM at {self.where} failed ({reason})")
 
     def _reason(self, e: Exception) -> str | None:
         """One phrase for the failures worth falling back on; None for bugs, which propagate."""

@@ -103,8 +103,9 @@ def parse_jsonl(lines: Iterable[str], source: str, need: tuple[str, ...]) -> lis
             continue
         try:
             d = json.loads(line)
-            for key in need:
-                d[key]  # noqa: B018  (presence check)
+            missing = [key for key in need if key not in d]
+            if missing:
+                raise KeyError(missing[0])
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             raise KotaeError(f"{source} line {n}: expected a JSON object with {', '.join(need)} ({e})") from e
         out.append(d)
@@ -117,6 +118,16 @@ def select_queries(queries: list[dict], qrels: dict[str, dict[str, int]],  # typ
     chosen = [(str(q["_id"]), str(q["text"])) for q in queries
               if any(g > 0 for g in qrels.get(str(q["_id"]), {}).values())]
     return chosen[:limit] if limit is not None else chosen
+
+
+def _first_of_each(corpus: list[CorpusDoc]) -> list[CorpusDoc]:
+    seen: set[str] = set()
+    out = []
+    for d in corpus:
+        if d.id not in seen:
+            seen.add(d.id)
+            out.append(d)
+    return out
 
 
 def load_beir(folder: str, split: str | None = None, limit_queries: int | None = None) -> BeirData:
@@ -136,6 +147,10 @@ def load_beir(folder: str, split: str | None = None, limit_queries: int | None =
         corpus = [CorpusDoc(str(d["_id"]), str(d.get("title") or ""), str(d["text"]))
                   for d in parse_jsonl(f, corpus_path, ("_id", "text"))]
     warnings = []
+    unique = _first_of_each(corpus)
+    if len(unique) < len(corpus):
+        warnings.append(f"{len(corpus) - len(unique)} duplicate corpus id(s) in corpus.jsonl; kept the first of each")
+        corpus = unique
     known = {str(q["_id"]) for q in raw_queries}
     missing = [q for q in qrels if q not in known]
     if missing:

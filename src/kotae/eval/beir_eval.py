@@ -37,7 +37,10 @@ class BeirRun:
     per_query: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_json(self, per_query: bool = False) -> dict[str, Any]:
-        out = {"settings": self.settings, "index": self.index, "metrics": self.modes, "timings": self.timings}
+        from kotae.eval.report import settings_hash
+
+        out = {"settings": self.settings, "settings_hash": settings_hash(self.settings), "index": self.index,
+               "metrics": self.modes, "timings": self.timings}
         if per_query:
             out["queries"] = self.per_query
         return out

@@ -74,7 +74,7 @@ def index_corpus(corpus: Sequence[CorpusDoc], dataset: str, store: Store, embedd
         chunks = corpus_chunks(part, dataset, doc_id, embedder.count_tokens)
         if progress:
             progress("chunks", len(chunks))
-        texts = [embed_text(c.text) for c in chunks]
+        texts = [embed_text(c) for c in chunks]  # no contextual prefix: the title is in the passage
         hashes = [text_hash(embedder.model_id, t) for t in texts]
         vectors, fresh = _vectors(texts, hashes, store, embedder, progress)
         embedded += fresh

@@ -23,6 +23,8 @@ class MemoEmbedder(Embedder):
         self.batch_size = inner.batch_size
         self._passages: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
+        self.requested = 0  # passages asked for
+        self.embedded = 0  # passages the inner model really embedded
 
     @property
     def model_id(self) -> str:
@@ -35,10 +37,12 @@ class MemoEmbedder(Embedder):
         return self.inner.count_tokens(text)
 
     def passages(self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        self.requested += len(texts)
         keys = [_key(t) for t in texts]
         todo = sorted({k: i for i, k in enumerate(keys) if k not in self._passages}.values())
         if todo:
             fresh = self.inner.passages([texts[i] for i in todo], on_batch)
+            self.embedded += len(todo)
             self._passages.update({keys[i]: fresh[j] for j, i in enumerate(todo)})
         if on_batch and len(texts) > len(todo):
             on_batch(len(texts) - len(todo))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kotae.answer import ask
+from kotae.answer.llm import LLM
 from kotae.eval.golden import GoldenItem
 from kotae.eval.metrics import Retrieved, percentile, retrieval_metrics, squash
 from kotae.search import Searcher
@@ -23,40 +24,61 @@ class EvalRun:
 
 
 def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "hybrid", top_k: int = 10,
-               rule: str = "either", answer_k: int = 5) -> EvalRun:
-    """Retrieval metrics from the top `top_k`; the answer (gate + extractive) from the top `answer_k`."""
-    run = EvalRun({"mode": mode, "top_k": top_k, "rule": rule, "answer_k": answer_k})
+               rule: str = "either", answer_k: int = 5, answers: bool = True, llm: LLM | None = None) -> EvalRun:
+    """Retrieval metrics from the top `top_k`; the answer (gate + extractive) from the top `answer_k`.
+
+    With `answers=False` only retrieval is scored (no answer is built: much faster).
+    """
+    settings: dict[str, Any] = {"mode": mode, "top_k": top_k, "rule": rule}
+    if answers:
+        settings["answer_k"] = answer_k
+        settings["llm"] = llm.settings.spec if llm else None
+    run = EvalRun(settings)
     for it in items:
-        t0 = time.perf_counter()
-        res = searcher.search(it.question, mode=mode, top_k=top_k)
-        t_search = (time.perf_counter() - t0) * 1000
-        row: dict[str, Any] = {"id": it.id, "question": it.question, "category": it.category,
-                               "answerable": it.answerable,
-                               "retrieved": [f"{h.chunk.file} p.{h.chunk.page}" for h in res.hits],
-                               "gate_similarity": round(res.gate.similarity, 4),
-                               "gate_margin": round(res.gate.margin, 4),
-                               "gate_coverage": round(res.gate.coverage, 4), "latency_search_ms": t_search}
-        if it.answerable:
-            found = [Retrieved(h.chunk.file, h.chunk.page, h.chunk.text) for h in res.hits]
-            row.update(retrieval_metrics(found, it.evidence, rule))
-        a = ask(it.question, searcher, mode=mode, top_k=answer_k)
-        row["found_in_docs"] = a.found_in_docs
-        row["answer"] = a.answer
-        row["latency_answer_ms"] = a.timings_ms.get("total")
-        if it.answerable:
-            row["false_refusal"] = float(not a.found_in_docs)
-            row["correct"] = float(a.found_in_docs and bool(it.evidence.phrases)
-                                   and any(squash(p) in squash(a.answer) for p in it.evidence.phrases))
-            cited = [s for s in a.sources if f"[{s.n}]" in a.answer]
-            if cited:
-                row["citation_valid"] = sum(
-                    1.0 for s in cited
-                    if retrieval_metrics([Retrieved(s.hit.chunk.file, s.hit.chunk.page, s.hit.chunk.text)],
-                                         it.evidence, rule)["hit@1"]) / len(cited)
-        else:
-            row["abstained"] = float(not a.found_in_docs)
+        row = retrieval_row(it, searcher, mode=mode, top_k=top_k, rule=rule)
+        if answers:
+            row.update(answer_fields(it, searcher, mode=mode, answer_k=answer_k, rule=rule, llm=llm))
         run.per_question.append(row)
     return run
+
+
+def retrieval_row(it: GoldenItem, searcher: Searcher, *, mode: str, top_k: int, rule: str) -> dict[str, Any]:
+    """One question's retrieval: what was found, the gate's signals and (answerable) the hit metrics."""
+    t0 = time.perf_counter()
+    res = searcher.search(it.question, mode=mode, top_k=top_k)
+    t_search = (time.perf_counter() - t0) * 1000
+    row: dict[str, Any] = {"id": it.id, "question": it.question, "category": it.category,
+                           "answerable": it.answerable,
+                           "retrieved": [f"{h.chunk.file} p.{h.chunk.page}" for h in res.hits],
+                           "gate_similarity": round(res.gate.similarity, 4),
+                           "gate_margin": round(res.gate.margin, 4),
+                           "gate_coverage": round(res.gate.coverage, 4), "latency_search_ms": t_search}
+    if it.answerable:
+        found = [Retrieved(h.chunk.file, h.chunk.page, h.chunk.text) for h in res.hits]
+        row.update(retrieval_metrics(found, it.evidence, rule))
+    return row
+
+
+def answer_fields(it: GoldenItem, searcher: Searcher, *, mode: str, answer_k: int, rule: str,
+                  llm: LLM | None = None) -> dict[str, Any]:
+    """One question's answer from the top `answer_k`: found or abstained, correct, citations valid."""
+    a = ask(it.question, searcher, mode=mode, top_k=answer_k, llm=llm)
+    row: dict[str, Any] = {"found_in_docs": a.found_in_docs, "answer": a.answer,
+                           "latency_answer_ms": a.timings_ms.get("total"), "answer_mode": a.mode,
+                           "timings_ms": a.timings_ms, "citations": a.citations, "notices": list(a.notices)}
+    if it.answerable:
+        row["false_refusal"] = float(not a.found_in_docs)
+        row["correct"] = float(a.found_in_docs and bool(it.evidence.phrases)
+                               and any(squash(p) in squash(a.answer) for p in it.evidence.phrases))
+        cited = [s for s in a.sources if f"[{s.n}]" in a.answer]
+        if cited:
+            row["citation_valid"] = sum(
+                1.0 for s in cited
+                if retrieval_metrics([Retrieved(s.hit.chunk.file, s.hit.chunk.page, s.hit.chunk.text)],
+                                     it.evidence, rule)["hit@1"]) / len(cited)
+    else:
+        row["abstained"] = float(not a.found_in_docs)
+    return row
 
 
 def gate_samples(items: Sequence[GoldenItem], searcher: Searcher) -> list[tuple[bool, float, float]]:

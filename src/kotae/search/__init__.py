@@ -1,4 +1,4 @@
-"""Search: dense (exact cosine), keyword (BM25 over analysed text), rank fusion, reranking, abstention gate."""
+"""Search: dense (exact cosine), keyword (BM25 over analysed text), fusion, reranking, abstention gate."""
 from kotae.search.rerank import Reranker, get_reranker, load_reranker
 from kotae.search.searcher import MODES, Searcher, SearchResult
 

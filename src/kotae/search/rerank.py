@@ -79,7 +79,8 @@ class CrossEncoderReranker(Reranker):
         try:
             from sentence_transformers import CrossEncoder
         except ImportError as e:  # optional extra
-            raise ConfigError(f"st:{model} needs sentence-transformers; pip install 'kotae[rerank-st]'") from e
+            raise ConfigError(f"st:{model} needs sentence-transformers; "
+                              "pip install 'kotae[rerank-st]'") from e
         self._model = CrossEncoder(model)
         self.name = f"st:{model}"
         self.batch_size = batch_size
@@ -119,15 +120,16 @@ class OnnxReranker(Reranker):
         except Exception as e:
             raise ConfigError(f"{spec}: tokenizer.json could not be read ({e}); {EXPORT_HINT}") from e
         try:
-            self._sess = ort.InferenceSession(model, _session_options(ort), providers=["CPUExecutionProvider"])
+            self._sess = ort.InferenceSession(model, _session_options(ort),
+                                              providers=["CPUExecutionProvider"])
         except Exception as e:
             first = (str(e).strip().splitlines() or [""])[0]
             raise ConfigError(f"{spec}: model.onnx could not be loaded ({first}); {EXPORT_HINT}") from e
         self._inputs = {i.name: _DTYPES.get(i.type, np.int64) for i in self._sess.get_inputs()}
         unknown = sorted(set(self._inputs) - set(_FEEDS))
         if unknown or "input_ids" not in self._inputs:
-            raise ConfigError(f"{spec}: model.onnx takes inputs {sorted(self._inputs)}; a cross-encoder export "
-                              f"takes {', '.join(_FEEDS)} ({EXPORT_HINT})")
+            raise ConfigError(f"{spec}: model.onnx takes inputs {sorted(self._inputs)}; a cross-encoder "
+                              f"export takes {', '.join(_FEEDS)} ({EXPORT_HINT})")
         self._tok.no_padding()  # padded per batch below, to the batch's longest pair
         self._tok.enable_truncation(max_length)
         self._pad = next((i for t in ("[PAD]", "<pad>") if (i := self._tok.token_to_id(t)) is not None), 0)

@@ -1,4 +1,4 @@
-"""Wires the retrievers: dense and keyword candidates, fused by rank, optionally reranked, judged by the gate."""
+"""Wires the retrievers: dense and keyword candidates, fused by rank, maybe reranked, judged by the gate."""
 from __future__ import annotations
 
 import json
@@ -44,7 +44,7 @@ class SearchResult:
 
 
 class Searcher:
-    """Searches one store with one embedder (and an optional reranker); the dense matrix follows the store's writes."""
+    """Searches one store with one embedder and an optional reranker; the dense matrix follows the store."""
 
     def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings | None = None,
                  reranker: Reranker | None = None) -> None:
@@ -111,7 +111,8 @@ class Searcher:
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
         reranker = self.reranker if mode == "hybrid+rerank" else None
-        chunks = self.store.chunks([r for r, _ in ranked[: max(top_k, s.rerank_candidates if reranker else 0)]])
+        pool = s.rerank_candidates if reranker else 0
+        chunks = self.store.chunks([r for r, _ in ranked[: max(top_k, pool)]])
         if reranker is not None:
             t1 = time.perf_counter()
             ranked, rescored = self._rerank(reranker, query, ranked, chunks)

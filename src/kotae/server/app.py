@@ -1,0 +1,121 @@
+"""The HTTP API and the web UI in one FastAPI app. Dependencies come in; nothing is built from config here."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from importlib.resources import files
+
+from fastapi import FastAPI, Security
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import HTMLResponse
+from fastapi.security import APIKeyHeader
+from fastapi.staticfiles import StaticFiles
+
+import kotae
+from kotae.answer import ask_stream
+from kotae.config import IndexSettings
+from kotae.embed.base import Embedder
+from kotae.search.rerank import Reranker
+from kotae.search.searcher import SearchSettings, Searcher
+from kotae.server import documents, errors, query
+from kotae.server.context import AnswerStream, Context
+from kotae.server.guard import API_KEY_HEADER, Guard
+from kotae.server.render import PageImages
+from kotae.server.schemas import HealthOut
+from kotae.server.worker import IndexWorker
+from kotae.store.base import Store
+
+log = logging.getLogger("kotae.server")
+WEB = files("kotae.server") / "web"
+QUERY_BODY_LIMIT = 1024 * 1024  # bytes of any request but an upload
+FORM_OVERHEAD = 1024 * 1024  # multipart boundaries and headers around the uploaded file
+
+
+def create_app(store: Store, embedder: Embedder, *, upload_dir: str, api_key: str | None = None,
+               cors_origins: Sequence[str] = (), max_upload_mb: float = 50, reranker: Reranker | None = None,
+               answer_stream: AnswerStream | None = None, index_settings: IndexSettings | None = None,
+               search_settings: SearchSettings | None = None) -> FastAPI:
+    """The app serving the API (documented at /docs) and the UI at /.
+
+    `answer_stream` replaces `kotae.answer.ask_stream` (same signature and events), e.g. to answer
+    with an LLM; uploads are saved in `upload_dir` and indexed by one background thread.
+    """
+    store.bind_model(embedder.model_id)
+    settings = index_settings or IndexSettings()
+    if store.meta("chunking") is None:
+        store.set_meta("chunking", settings.chunk.key())
+    max_upload = int(max_upload_mb * 1024 * 1024)
+    os.makedirs(upload_dir, exist_ok=True)
+    ctx = Context(store=store, embedder=embedder,
+                  searcher=Searcher(store, embedder, search_settings, reranker=reranker),
+                  worker=IndexWorker(store, embedder, settings), pages=PageImages(),
+                  answer_stream=answer_stream or ask_stream, upload_dir=os.path.abspath(upload_dir),
+                  max_upload_bytes=max_upload)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        _resume(ctx)
+        ctx.worker.start()
+        yield
+        ctx.worker.stop()
+
+    key_scheme = APIKeyHeader(name=API_KEY_HEADER, auto_error=False,
+                              description="required on every route but /health when the server has a key")
+
+    def documented_key(_: str | None = Security(key_scheme)) -> None:
+        """Only describes the key in the schema: the Guard middleware checks it before a body is read."""
+
+    app = FastAPI(title="kotae", version=kotae.__version__,
+                  description="Answers only from your documents, with page-accurate citations. "
+                              "Errors: `{\"error\": {\"code\", \"message\"}}`.",
+                  lifespan=lifespan)
+    app.state.kotae = ctx
+    errors.install(app)
+    app.include_router(documents.router(ctx), dependencies=[Security(documented_key)])
+    app.include_router(query.router(ctx), dependencies=[Security(documented_key)])
+
+    @app.get("/health", response_model=HealthOut, tags=["meta"])
+    def health() -> HealthOut:
+        """Liveness and a summary; never needs the API key."""
+        return HealthOut(documents=len(store.documents()), indexing=ctx.worker.busy(),
+                         index_version=store.index_version())
+
+    page = _page(api_key is not None, max_upload_mb)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def ui() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
+    # Last added runs first: CORS answers preflights and decorates even the Guard's 401 and 413.
+    app.add_middleware(Guard, api_key=api_key, upload_limit=max_upload + FORM_OVERHEAD,
+                       body_limit=QUERY_BODY_LIMIT)
+    if cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["*"],
+                           allow_headers=["*"], expose_headers=["X-Kotae-Highlights"])
+    return app
+
+
+def _page(needs_key: bool, max_upload_mb: float) -> str:
+    html = (WEB / "index.html").read_text(encoding="utf-8")
+    return (html.replace("{{needs_key}}", "true" if needs_key else "false")
+                .replace("{{max_upload_mb}}", f"{max_upload_mb:g}"))
+
+
+def _resume(ctx: Context) -> None:
+    """Queue uploads a previous run saved but did not index; drop half-written ones."""
+    if not os.path.isdir(ctx.upload_dir):
+        return
+    for entry in sorted(os.scandir(ctx.upload_dir), key=lambda e: e.name):
+        if not entry.is_file():
+            continue
+        if entry.name.startswith(".upload-"):
+            os.remove(entry.path)
+        elif not entry.name.startswith(".") and ctx.store.document(os.path.abspath(entry.path)) is None:
+            with open(entry.path, "rb") as f:
+                digest = hashlib.file_digest(f, "sha256").hexdigest()
+            log.info("indexing %s, saved but not indexed by an earlier run", entry.name)
+            ctx.worker.submit(entry.path, entry.name, digest)

@@ -1,0 +1,445 @@
+"""The HTTP API over real HTTP: uvicorn in a thread, httpx as the client, FakeEmbedder for speed."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+
+import httpx
+import numpy as np
+import pytest
+from PIL import Image
+
+from conftest import FakeEmbedder
+from kotae.answer import ask
+from kotae.embed.base import Kind
+from kotae.search import Searcher
+from kotae.server import create_app, serve_in_thread
+from kotae.server.render import fold, locate
+from kotae.server.uploads import safe_name
+from kotae.store import open_store
+
+RULES_MD = (b"# Office rules\n\n## Salary\n\nSalaries are paid on the 25th day of every month by bank transfer.\n\n"
+            b"## Leave\n\nEvery employee receives twenty days of paid leave per calendar year.\n")
+PNG_BYTES = b"\x89PNG\r\n\x1a\n" + bytes(200)
+
+
+def make_pdf(path: str, pages: Sequence[Sequence[str]]) -> str:
+    """A PDF with a real text layer, one list of lines per page."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(path, pagesize=A4)
+    for lines in pages:
+        y = 780
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= 18
+        c.showPage()
+    c.save()
+    return path
+
+
+PDF_PAGES = [
+    ["Travel policy", "Employees book trains through the travel desk.",
+     "Hotel nights are approved by the team lead in advance."],
+    ["Meal allowance", "The daily meal allowance on business trips is 3,000 yen.",
+     "Receipts are required for every meal above the allowance.", "Unused allowance is not paid out."],
+]
+
+
+def events(response: httpx.Response) -> list[tuple[str, object]]:
+    """Server-sent events as (name, decoded JSON data), in arrival order."""
+    out = []
+    for frame in response.text.split("\n\n"):
+        if not frame.strip():
+            continue
+        fields = dict(line.split(": ", 1) for line in frame.splitlines())
+        out.append((fields["event"], json.loads(fields["data"])))
+    return out
+
+
+def wait_for(check: Callable[[], object], timeout: float = 30.0) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def assert_error(r: httpx.Response, status: int, code: str, match: str = "") -> None:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    body = r.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
+    assert body["error"]["code"] == code
+    assert match in body["error"]["message"], body["error"]["message"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[tuple[httpx.Client, object, str]]:
+    root = tmp_path_factory.mktemp("server")
+    store = open_store(str(root / "index"))
+    upload_dir = str(root / "index" / "uploads")
+    app = create_app(store, FakeEmbedder(), upload_dir=upload_dir, max_upload_mb=0.05)
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=60) as client:
+        yield client, store, upload_dir
+    store.close()
+
+
+@pytest.fixture
+def client(server) -> httpx.Client:
+    return server[0]
+
+
+def upload(client: httpx.Client, name: str, data: bytes, wait: bool = True) -> httpx.Response:
+    return client.post("/documents", files={"file": (name, data)}, params={"wait": "true"} if wait else None)
+
+
+# --- uploads ------------------------------------------------------------------------------------
+def test_health_summarises_the_index(client):
+    r = client.get("/health")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok" and r.json()["index_version"].startswith("kotae-1:fake@1/256:")
+
+
+def test_upload_with_wait_indexes_and_lists_the_document(client):
+    r = upload(client, "office-rules.md", RULES_MD)
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    assert doc["status"] == "indexed" and doc["already_indexed"] is False
+    assert doc["kind"] == "markdown" and doc["chunks"] >= 1 and doc["file"] == "office-rules.md"
+    listed = {d["id"]: d for d in client.get("/documents").json()}
+    assert listed[doc["id"]]["status"] == "indexed" and listed[doc["id"]]["chunks"] == doc["chunks"]
+    assert client.get(f"/documents/{doc['id']}").json()["status"] == "indexed"
+
+
+def test_upload_returns_202_and_the_status_reaches_indexed(client):
+    r = upload(client, "handbook.txt", b"Remote work is allowed two days a week after probation.\n", wait=False)
+    assert r.status_code == 202, r.text
+    assert r.json()["status"] in ("queued", "indexing", "indexed") and r.json()["chunks"] in (None, 1)
+    doc_id = r.json()["id"]
+    done = wait_for(lambda: (d := client.get(f"/documents/{doc_id}").json())["status"] == "indexed" and d)
+    assert done["chunks"] == 1 and done["kind"] == "text"
+
+
+def test_same_content_is_already_indexed_under_its_first_id(client):
+    first = upload(client, "leave.md", b"# Leave\n\nSick leave needs a doctor's note after three days.\n").json()
+    again = upload(client, "copy-of-leave.md", b"# Leave\n\nSick leave needs a doctor's note after three days.\n")
+    assert again.status_code == 200
+    assert again.json()["already_indexed"] is True and again.json()["id"] == first["id"]
+    assert [d["file"] for d in client.get("/documents").json()].count("copy-of-leave.md") == 0
+
+
+def test_same_name_with_new_content_is_kept_beside_the_first(client, server):
+    a = upload(client, "notes.md", b"Parking spaces are assigned by lottery in April.\n").json()
+    b = upload(client, "notes.md", b"The canteen opens at half past eleven on weekdays.\n").json()
+    assert (a["file"], b["file"]) == ("notes.md", "notes-2.md") and a["id"] != b["id"]
+    assert {"notes.md", "notes-2.md"} <= set(os.listdir(server[2]))
+
+
+def test_file_names_are_sanitised(client, server):
+    upload_dir = server[2]
+    r = upload(client, "../../escape.md", b"Visitors sign in at the front desk of the lobby.\n")
+    assert r.status_code == 200 and r.json()["file"] == "escape.md"
+    assert os.path.isfile(os.path.join(upload_dir, "escape.md"))
+    assert not os.path.exists(os.path.join(os.path.dirname(os.path.dirname(upload_dir)), "escape.md"))
+    r = upload(client, "就業規則 2024.md", "# 休暇\n\n年次有給休暇は二十日とする。\n".encode())
+    assert r.json()["file"] == "就業規則 2024.md"
+
+
+@pytest.mark.parametrize(("raw", "safe"), [
+    ("../../x.md", "x.md"), ("..\\..\\windows\\x.md", "x.md"), ("/etc/passwd", "passwd"),
+    ("a\x00b\x1fc.md", "abc.md"), (".hidden.md", "hidden.md"), ("..", "upload"), ("", "upload"),
+    ("規程　第1版.pdf", "規程　第1版.pdf"), ('what?<is>:this|*.txt', "what__is__this__.txt"),
+    ("x" * 300 + ".pdf", "x" * 116 + ".pdf"),
+])
+def test_safe_name(raw, safe):
+    assert safe_name(raw) == safe
+
+
+def test_unsupported_content_is_415_whatever_the_extension(client, server):
+    before = set(os.listdir(server[2]))
+    assert_error(upload(client, "scan.pdf", PNG_BYTES), 415, "unsupported_type", "scan.pdf: unsupported file type (PNG image)")
+    assert_error(upload(client, "blob.bin", bytes(range(256)) * 4), 415, "unsupported_type", "binary file of unknown type")
+    assert_error(upload(client, "empty.md", b""), 422, "unreadable_document", "empty.md: file is empty")
+    assert set(os.listdir(server[2])) == before  # nothing of a refused upload stays
+
+
+def test_oversize_uploads_are_413(client, server):
+    before = set(os.listdir(server[2]))
+    # over the 50 KB file limit, inside the form allowance: refused while the file is copied
+    assert_error(upload(client, "big.txt", b"a" * 60_000), 413, "too_large", "big.txt is over the 0.05 MB upload limit")
+    # a body over the whole allowance: refused from its Content-Length, before it is read
+    assert_error(upload(client, "huge.txt", b"a" * 1_200_000), 413, "too_large", "upload is over the")
+
+    def chunked() -> Iterator[bytes]:  # no Content-Length: refused as the bytes arrive
+        yield b'--x\r\nContent-Disposition: form-data; name="file"; filename="s.txt"\r\n\r\n'
+        for _ in range(40):
+            yield b"b" * 65_536
+
+    r = client.post("/documents", content=chunked(), headers={"Content-Type": "multipart/form-data; boundary=x"})
+    assert_error(r, 413, "too_large", "upload is over the")
+    assert set(os.listdir(server[2])) == before
+
+
+def test_a_file_that_cannot_be_indexed_fails_with_its_reason(client, server):
+    r = upload(client, "blank.md", b"   \n\n\t\n")
+    assert_error(r, 422, "indexing_failed", "blank.md: no text found in the document")
+    failed = [d for d in client.get("/documents").json() if d["file"] == "blank.md"]
+    assert failed[0]["status"] == "failed" and "no text found" in failed[0]["message"]
+    assert "blank.md" not in os.listdir(server[2])
+    assert client.delete(f"/documents/{failed[0]['id']}").status_code == 200
+    assert all(d["file"] != "blank.md" for d in client.get("/documents").json())
+
+
+# --- queries ------------------------------------------------------------------------------------
+def test_query_returns_the_core_result_shape(client, server):
+    upload(client, "office-rules.md", RULES_MD)
+    question = "When are salaries paid?"
+    r = client.post("/query", json={"question": question, "top_k": 3})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    core = ask(question, Searcher(server[1], FakeEmbedder()), top_k=3).to_dict()
+    assert set(got) == set(core)
+    for key in set(core) - {"timings_ms"}:
+        assert got[key] == core[key], key
+    assert got["found_in_docs"] and "25th" in got["answer"] and got["sources"][0]["file"] == "office-rules.md"
+
+
+def test_stream_sends_retrieval_then_tokens_then_the_answer(client):
+    upload(client, "office-rules.md", RULES_MD)
+    r = client.post("/query/stream", json={"question": "How many days of paid leave?", "mode": "hybrid"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    evs = events(r)
+    names = [n for n, _ in evs]
+    assert names[0] == "retrieval" and names[-1] == "answer"
+    assert set(names[1:-1]) == {"token"} and len(names) >= 3
+    retrieval, answer = evs[0][1], evs[-1][1]
+    assert "".join(d["text"] for n, d in evs if n == "token") == answer["answer"]
+    hits = {h["chunk_id"]: h for h in retrieval["hits"]}
+    assert all(s["chunk_id"] in hits for s in answer["sources"])
+    top = retrieval["hits"][0]
+    assert set(top) >= {"rank", "chunk_id", "doc_id", "file", "page", "heading", "text", "similarity", "bm25",
+                        "fused", "rerank", "dense_rank", "keyword_rank"}
+    assert top["rank"] == 1 and top["fused"] is not None and top["rerank"] is None
+    assert retrieval["gate"]["found"] is True and answer["found_in_docs"] is True
+
+
+def test_a_question_the_documents_do_not_answer_says_i_dont_know(client):
+    upload(client, "office-rules.md", RULES_MD)
+    evs = events(client.post("/query/stream", json={"question": "Which volcano erupted near Reykjavik?"}))
+    retrieval, answer = evs[0][1], evs[-1][1]
+    assert retrieval["gate"]["found"] is False and "coverage" in retrieval["gate"]["reason"]
+    assert answer["answer"] == "I don't know" and answer["found_in_docs"] is False and answer["sources"] == []
+    assert [d for n, d in evs if n == "token"] == [{"text": "I don't know"}]
+
+
+@pytest.mark.parametrize(("body", "match"), [
+    ({"question": "x", "mode": "semantic"}, "mode: Input should be"),
+    ({"question": ""}, "question: String should have at least 1 character"),
+    ({"question": "x", "top_k": 0}, "top_k: Input should be greater than or equal to 1"),
+    ({"question": "x", "filters": {"colour": "red"}}, "filters.colour: Extra inputs are not permitted"),
+    ({}, "question: Field required"),
+])
+def test_bad_queries_are_422_in_the_error_shape(client, body, match):
+    assert_error(client.post("/query", json=body), 422, "invalid_request", match)
+    assert_error(client.post("/query/stream", json=body), 422, "invalid_request", match)
+
+
+def test_filters_restrict_the_search(client):
+    upload(client, "office-rules.md", RULES_MD)
+    upload(client, "canteen.txt", b"Salaries of canteen staff follow the catering contract.\n")
+    r = client.post("/query", json={"question": "salaries", "filters": {"file": "*.txt"}, "mode": "keyword"})
+    assert {s["file"] for s in r.json()["sources"]} == {"canteen.txt"}
+
+
+def test_deleted_documents_are_never_retrieved_again(client, server):
+    doc = upload(client, "printer.md", b"# Printer\n\nThe colour printer on floor three needs a badge.\n").json()
+    question = {"question": "Where is the colour printer that needs a badge?", "top_k": 20}
+    assert any(s["file"] == "printer.md" for s in client.post("/query", json=question).json()["sources"])
+    r = client.delete(f"/documents/{doc['id']}")
+    assert r.status_code == 200 and r.json() == {"id": doc["id"], "file": "printer.md", "deleted": True}
+    assert "printer.md" not in os.listdir(server[2])
+    assert_error(client.get(f"/documents/{doc['id']}"), 404, "document_not_found", doc["id"])
+    assert_error(client.delete(f"/documents/{doc['id']}"), 404, "document_not_found")
+    assert all(s["file"] != "printer.md" for s in client.post("/query", json=question).json()["sources"])
+    evs = events(client.post("/query/stream", json=question))
+    assert all(h["doc_id"] != doc["id"] for h in evs[0][1]["hits"])
+
+
+# --- page images --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pdf_doc(server, tmp_path_factory):
+    client = server[0]
+    path = make_pdf(str(tmp_path_factory.mktemp("pdf") / "travel.pdf"), PDF_PAGES)
+    with open(path, "rb") as f:
+        r = upload(client, "travel policy.pdf", f.read())
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_page_image_highlights_the_cited_passage(client, pdf_doc):
+    answer = client.post("/query", json={"question": "What is the daily meal allowance on business trips?"}).json()
+    source = answer["sources"][0]
+    assert (source["file"], source["page"]) == ("travel policy.pdf", 2)
+    plain = client.get(f"/documents/{pdf_doc['id']}/pages/2.png")
+    lit = client.get(f"/documents/{pdf_doc['id']}/pages/2.png", params={"highlight": source["chunk_id"]})
+    for r in (plain, lit):
+        assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+        assert r.content.startswith(b"\x89PNG\r\n\x1a\n")
+    assert plain.headers["x-kotae-highlights"] == "0" and int(lit.headers["x-kotae-highlights"]) >= 3
+    a = np.asarray(Image.open(io.BytesIO(plain.content)).convert("RGB"), dtype=np.int16)
+    b = np.asarray(Image.open(io.BytesIO(lit.content)).convert("RGB"), dtype=np.int16)
+    assert a.shape == b.shape == (round(841.89 * 1.5), round(595.28 * 1.5), 3)  # A4 at scale 1.5
+    changed = np.abs(a - b).sum(axis=2) > 30
+    rows = np.nonzero(changed.any(axis=1))[0]
+    assert changed.sum() > 2000
+    # the highlight sits at the top of the page, where the passage is printed, not over the whole page
+    assert rows.min() > 40 and rows.max() < 300
+    # a chunk of another page highlights nothing here
+    other = client.get(f"/documents/{pdf_doc['id']}/pages/1.png", params={"highlight": source["chunk_id"]})
+    assert other.headers["x-kotae-highlights"] == "0"
+
+
+def test_page_image_errors_are_404_in_the_error_shape(client, pdf_doc):
+    md = upload(client, "office-rules.md", RULES_MD).json()
+    assert_error(client.get(f"/documents/{pdf_doc['id']}/pages/9.png"), 404, "page_not_found",
+                 "page 9 is not in the document (it has 2 pages)")
+    assert_error(client.get(f"/documents/{md['id']}/pages/1.png"), 404, "no_page_image",
+                 "office-rules.md is a markdown document; page images exist for PDFs only")
+    assert_error(client.get("/documents/0000000000000000/pages/1.png"), 404, "document_not_found")
+    assert_error(client.get(f"/documents/{pdf_doc['id']}/pages/one.png"), 422, "invalid_request", "page:")
+
+
+def test_locate_finds_cleaned_text_in_the_raw_text_layer():
+    raw = "ACME Corp  Internal\r\nThe meal allow-\r\nance is ３，０００ yen per day.\r\n- 2 -"
+    spans = locate(raw, "The meal allowance is 3,000 yen per day.")
+    assert len(spans) == 1 and raw[spans[0][0]:spans[0][1]].startswith("The meal")
+    assert raw[spans[0][0]:spans[0][1]].endswith("day.")
+    # a passage whose middle was cleaned differently is still found sentence by sentence
+    spans = locate("第1条 目的。\r\n本規則は社員に適用する。\r\n第2条 定義。", "第1条 目的。本規則は全社員に適用する。")
+    found = "".join("第1条 目的。\r\n本規則は社員に適用する。\r\n第2条 定義。"[a:b] for a, b in spans)
+    assert fold(found)[0].startswith("第1条目的。")
+    assert locate("nothing alike", "completely different words here") == []
+
+
+# --- keys, CORS, routes -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("keyed")
+    store = open_store(str(root / "index"))
+    app = create_app(store, FakeEmbedder(), upload_dir=str(root / "up"), api_key="s3cret",
+                     cors_origins=["http://app.example"])
+    with serve_in_thread(app) as url:
+        yield url
+    store.close()
+
+
+def test_api_key_is_required_on_every_route_but_health(keyed, tmp_path):
+    with httpx.Client(base_url=keyed) as c:
+        assert c.get("/health").status_code == 200
+        for method, path in (("GET", "/documents"), ("POST", "/query"), ("POST", "/query/stream"),
+                             ("GET", "/documents/x"), ("DELETE", "/documents/x"), ("GET", "/documents/x/pages/1.png")):
+            assert_error(c.request(method, path, json={"question": "x"}), 401, "unauthorized",
+                         "missing API key; send it in the X-API-Key header")
+        assert_error(c.get("/documents", headers={"X-API-Key": "guess"}), 401, "unauthorized", "wrong API key")
+        r = c.post("/documents", files={"file": ("a.md", b"Badge rules apply.\n")})
+        assert_error(r, 401, "unauthorized")
+        assert not os.path.exists(tmp_path / "up") or not os.listdir(tmp_path / "up")
+        assert c.get("/documents", headers={"X-API-Key": "s3cret"}).json() == []
+        assert c.get("/").status_code == 200  # the page shell holds no data; its API calls send the key
+
+
+def test_cors_headers_for_the_configured_origin(keyed):
+    with httpx.Client(base_url=keyed) as c:
+        r = c.get("/health", headers={"Origin": "http://app.example"})
+        assert r.headers["access-control-allow-origin"] == "http://app.example"
+        pre = c.options("/query", headers={"Origin": "http://app.example", "Access-Control-Request-Method": "POST",
+                                           "Access-Control-Request-Headers": "x-api-key, content-type"})
+        assert pre.status_code == 200 and pre.headers["access-control-allow-origin"] == "http://app.example"
+        denied = c.get("/documents", headers={"Origin": "http://app.example"})
+        assert denied.status_code == 401 and denied.headers["access-control-allow-origin"] == "http://app.example"
+        assert "access-control-allow-origin" not in c.get("/health", headers={"Origin": "http://evil.example"}).headers
+
+
+def test_unknown_routes_and_methods_use_the_error_shape(client):
+    assert_error(client.get("/nowhere"), 404, "not_found", "no route GET /nowhere")
+    assert_error(client.put("/query"), 405, "method_not_allowed", "PUT is not allowed on /query")
+
+
+def test_openapi_schema_documents_every_route(client):
+    schema = client.get("/openapi.json").json()
+    assert {"/documents", "/documents/{doc_id}", "/documents/{doc_id}/pages/{page}.png", "/query", "/query/stream",
+            "/health"} <= set(schema["paths"])
+    assert schema["components"]["securitySchemes"]["APIKeyHeader"]["name"] == "X-API-Key"
+    assert client.get("/docs").status_code == 200
+
+
+def test_the_ui_page_is_served_with_its_assets(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "質問する / Ask" in page.text and "検索結果 / Retrieval" in page.text
+    assert "https://" not in page.text  # works offline: nothing from a CDN
+    assert client.get("/static/app.js").status_code == 200 and client.get("/static/app.css").status_code == 200
+
+
+# --- background indexing ------------------------------------------------------------------------
+class GatedEmbedder(FakeEmbedder):
+    """Embeds for the indexing thread only once `gate` is open, so a test can hold a document in
+    `indexing`; queries (which embed passages too, to pick answer sentences) are never held."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+
+    def embed_batch(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        if threading.current_thread().name == "kotae-indexer" and not self.gate.is_set():
+            self.waiting.set()
+            assert self.gate.wait(30), "the test never opened the gate"
+        return super().embed_batch(texts, kind)
+
+
+def test_queries_are_answered_while_an_upload_is_indexing(tmp_path):
+    embedder = GatedEmbedder()
+    store = open_store(str(tmp_path / "index"))
+    app = create_app(store, embedder, upload_dir=str(tmp_path / "up"))
+    try:
+        with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as c:
+            embedder.gate.set()
+            upload(c, "office-rules.md", RULES_MD)
+            embedder.gate.clear()
+            slow = upload(c, "slow.md", b"# Slow\n\nThe archive room is in the basement.\n", wait=False).json()
+            assert embedder.waiting.wait(10)
+            assert c.get(f"/documents/{slow['id']}").json()["status"] == "indexing"
+            assert c.get("/health").json()["indexing"] is True
+            queued = upload(c, "later.md", b"Lockers are emptied every Friday evening.\n", wait=False).json()
+            assert c.get(f"/documents/{queued['id']}").json()["status"] == "queued"
+            t0 = time.monotonic()
+            answer = c.post("/query", json={"question": "When are salaries paid?"}).json()
+            assert answer["found_in_docs"] and time.monotonic() - t0 < 5
+            embedder.gate.set()
+            for doc_id in (slow["id"], queued["id"]):
+                wait_for(lambda d=doc_id: c.get(f"/documents/{d}").json()["status"] == "indexed")
+            assert c.post("/query", json={"question": "Where is the archive room?"}).json()["sources"][0]["file"] == "slow.md"
+    finally:
+        embedder.gate.set()
+        store.close()
+
+
+def test_uploads_saved_but_not_indexed_are_resumed_at_start(tmp_path):
+    up = tmp_path / "up"
+    up.mkdir()
+    (up / "left-over.md").write_bytes(b"The fire drill takes place every October.\n")
+    (up / ".upload-abc.part").write_bytes(b"half a file")
+    store = open_store(str(tmp_path / "index"))
+    try:
+        with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(up))) as url, httpx.Client(base_url=url) as c:
+            wait_for(lambda: [d["status"] for d in c.get("/documents").json()] == ["indexed"])
+        assert sorted(os.listdir(up)) == ["left-over.md"]
+    finally:
+        store.close()
