@@ -169,3 +169,16 @@ def test_contextual_prefix_indexes_the_heading_path(docs, store, fake_embedder):
     assert len(rows) == store.documents()[0].chunks  # every chunk carries its heading path
     chunk = store.chunks([rows[0][0]])[rows[0][0]]
     assert not chunk.text.startswith("rules")  # the displayed text is unchanged
+
+
+def test_cli_filters_type_and_tag(docs, tmp_path, capsys):
+    idx = str(tmp_path / "f-idx")
+    assert main(["--index", idx, "--model", "fake", "index", "--tag", "hr", str(docs / "rules.md")]) == 0
+    assert main(["--index", idx, "--model", "fake", "index", str(docs / "codes.csv")]) == 0
+    capsys.readouterr()
+    assert main(["--index", idx, "--model", "fake", "ask", "--json", "--type", "csv", "交通費"]) == 0
+    assert {s["file"] for s in json.loads(capsys.readouterr().out)["sources"]} == {"codes.csv"}
+    assert main(["--index", idx, "--model", "fake", "ask", "--json", "--tag", "hr", "賃金の支払"]) == 0
+    assert {s["file"] for s in json.loads(capsys.readouterr().out)["sources"]} == {"rules.md"}
+    assert main(["--index", idx, "--model", "fake", "ask", "--json", "--tag", "hr", "--type", "csv", "交通費"]) == 0
+    assert json.loads(capsys.readouterr().out)["sources"] == []  # nothing is both

@@ -104,6 +104,19 @@ def _search_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--reranker", default=os.environ.get("KOTAE_RERANKER"),
                    help="cross-encoder for --mode hybrid+rerank: onnx:DIR or st:MODEL ($KOTAE_RERANKER)")
     c.add_argument("--file", help="only documents whose file name matches this glob")
+    c.add_argument("--type", dest="kind", help="only documents of this type (pdf, docx, csv, text, markdown, html)")
+    c.add_argument("--lang", help="only documents in this language (ja, en, mixed)")
+    c.add_argument("--tag", dest="tags", action="append", default=[], help="only documents with this tag")
+    c.add_argument("--since", help="only documents indexed on or after this date (YYYY-MM-DD)")
+    c.add_argument("--until", help="only documents indexed before this date (YYYY-MM-DD)")
+
+
+def filter_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The search filter the --file/--type/--lang/--tag/--since/--until options describe."""
+    from kotae.store import Filter
+
+    return Filter(file=args.file, kind=args.kind, lang=args.lang, tags=tuple(args.tags), since=args.since,
+                  until=args.until)
 
 
 def _chunk_settings(args: argparse.Namespace) -> ChunkSettings:
@@ -168,9 +181,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace, searcher, question: str, llm=None) -> Answer:  # type: ignore[no-untyped-def]
     from kotae.answer import ask
-    from kotae.store import Filter
 
-    return ask(question, searcher, mode=args.mode, top_k=args.top_k, flt=Filter(file=args.file), llm=llm)
+    return ask(question, searcher, mode=args.mode, top_k=args.top_k, flt=filter_from(args), llm=llm)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

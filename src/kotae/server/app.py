@@ -7,6 +7,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib.resources import files
+from typing import Annotated
 
 from fastapi import FastAPI, Security
 from fastapi.middleware.cors import CORSMiddleware
@@ -19,7 +20,7 @@ from kotae.answer import ask_stream
 from kotae.config import IndexSettings
 from kotae.embed.base import Embedder
 from kotae.search.rerank import Reranker
-from kotae.search.searcher import SearchSettings, Searcher
+from kotae.search.searcher import Searcher, SearchSettings
 from kotae.server import documents, errors, query
 from kotae.server.context import AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, Guard
@@ -62,12 +63,6 @@ def create_app(store: Store, embedder: Embedder, *, upload_dir: str, api_key: st
         yield
         ctx.worker.stop()
 
-    key_scheme = APIKeyHeader(name=API_KEY_HEADER, auto_error=False,
-                              description="required on every route but /health when the server has a key")
-
-    def documented_key(_: str | None = Security(key_scheme)) -> None:
-        """Only describes the key in the schema: the Guard middleware checks it before a body is read."""
-
     app = FastAPI(title="kotae", version=kotae.__version__,
                   description="Answers only from your documents, with page-accurate citations. "
                               "Errors: `{\"error\": {\"code\", \"message\"}}`.",
@@ -97,6 +92,14 @@ def create_app(store: Store, embedder: Embedder, *, upload_dir: str, api_key: st
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["*"],
                            allow_headers=["*"], expose_headers=["X-Kotae-Highlights"])
     return app
+
+
+_KEY_SCHEME = APIKeyHeader(name=API_KEY_HEADER, auto_error=False,
+                           description="required on every route but /health when the server has a key")
+
+
+def documented_key(_: Annotated[str | None, Security(_KEY_SCHEME)]) -> None:
+    """Only describes the key in the OpenAPI schema: `Guard` checks it, before any body is read."""
 
 
 def _page(needs_key: bool, max_upload_mb: float) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Query, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
@@ -17,15 +18,15 @@ from kotae.types import DocumentInfo
 
 WAIT_SECONDS = 600.0
 MAX_HIGHLIGHTS = 20
-_ERRORS = {code: {"model": ErrorOut} for code in (401, 404, 413, 415, 422)}
+_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (401, 404, 413, 415, 422)}
 
 
 def router(ctx: Context) -> APIRouter:
     r = APIRouter(tags=["documents"], responses={401: {"model": ErrorOut}})
 
     @r.post("/documents", status_code=202, response_model=UploadOut, responses=_ERRORS)
-    async def upload(response: Response, file: UploadFile = File(..., description="the document"),
-                     wait: bool = Query(False, description="wait until it is indexed (200) instead of 202")
+    async def upload(response: Response, file: Annotated[UploadFile, File(description="the document")],
+                     wait: Annotated[bool, Query(description="wait until it is indexed (200), not 202")] = False
                      ) -> UploadOut:
         """Upload one document. It is indexed in the background: the answer is 202 with its id and
         status `queued`; poll `GET /documents/{id}` (or pass `wait=true`) for the chunk count.
@@ -96,8 +97,9 @@ def router(ctx: Context) -> APIRouter:
         200: {"content": {"image/png": {}}, "description": "the page; header X-Kotae-Highlights: boxes drawn"},
         **_ERRORS})
     def page_image(doc_id: str, page: int,
-                   highlight: str = Query("", description="chunk ids to highlight, comma-separated"),
-                   scale: float = Query(1.5, ge=0.25, le=4.0, description="pixels per PDF point")) -> Response:
+                   highlight: Annotated[str, Query(description="chunk ids to highlight, comma-separated")] = "",
+                   scale: Annotated[float, Query(ge=0.25, le=4.0, description="pixels per PDF point")] = 1.5,
+                   ) -> Response:
         """A PDF page as PNG, with the passages of the given chunks highlighted."""
         info = ctx.store.document(doc_id)
         if info is None:
@@ -140,8 +142,8 @@ def _uploaded(ctx: Context, path: str) -> bool:
 
 
 def _info_out(ctx: Context, d: DocumentInfo, job: Job | None = None) -> DocumentOut:
-    busy = job is not None and job.status in ("queued", "indexing")
-    return DocumentOut(id=d.id, file=d.file, status=job.status if busy else "indexed",  # type: ignore[union-attr]
+    status = job.status if job is not None and job.status in ("queued", "indexing") else "indexed"
+    return DocumentOut(id=d.id, file=d.file, status=status,  # type: ignore[arg-type]
                        message="; ".join(d.warnings), kind=d.kind, pages=d.pages, chunks=d.chunks, lang=d.lang,
                        indexed_at=d.indexed_at, tags=list(d.tags), uploaded=_uploaded(ctx, d.path))
 

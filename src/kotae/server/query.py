@@ -18,7 +18,7 @@ from kotae.server.schemas import AnswerOut, QueryIn
 from kotae.types import Answer, Hit
 
 log = logging.getLogger("kotae.server")
-_ERRORS = {code: {"model": ErrorOut} for code in (400, 401, 413, 422)}
+_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (400, 401, 413, 422)}
 _STREAM_DOC = """Events, in this order:
 
 - `retrieval` once: `{"query", "hits": [{rank, chunk_id, doc_id, file, page, heading, text, similarity, bm25,
@@ -61,7 +61,7 @@ def _sse(first: tuple[str, object], rest: Iterator[tuple[str, object]]) -> Itera
             yield event(kind, payload)
     except KotaeError as e:
         yield sse("error", {"error": {"code": status_of(e)[1], "message": str(e)}})
-    except Exception as e:  # noqa: BLE001  (the status line is sent: the client learns of it in the stream)
+    except Exception as e:
         log.exception("answer stream failed")
         yield sse("error", {"error": {"code": "internal_error",
                                       "message": f"internal error ({type(e).__name__}); see the server log"}})

@@ -125,7 +125,7 @@ class IndexWorker:
         except DocumentError as e:
             self._fail(job, f"{job.file}: {e.reason}" + (f"; {e.fix}" if e.fix else ""))
             return
-        except Exception as e:  # noqa: BLE001  (the thread must outlive any one bad file)
+        except Exception as e:
             log.exception("indexing %s failed", job.path)
             self._fail(job, f"{job.file}: could not be indexed ({type(e).__name__}: {e})")
             return

@@ -115,8 +115,9 @@ class SQLiteStore(Store):
     _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
 
     def _doc(self, row: tuple) -> DocumentInfo:  # type: ignore[type-arg]
-        *head, tags, warnings = row
-        return DocumentInfo(*head, tags=tuple(json.loads(tags)), warnings=tuple(json.loads(warnings)))
+        id_, path, file, kind, sha, pages, chunks, lang, at, tags, warnings = row
+        return DocumentInfo(id_, path, file, kind, sha, pages, chunks, lang, at, tags=tuple(json.loads(tags)),
+                            warnings=tuple(json.loads(warnings)))
 
     def document(self, path: str) -> DocumentInfo | None:
         rows = self._q(f"SELECT {self._DOC_COLS} FROM documents WHERE path=? OR id=?", (path, path))
