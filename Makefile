@@ -3,9 +3,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 KOTAE := $(VENV)/bin/kotae
 INDEX ?= .kotae
+HOST ?= 127.0.0.1
+PORT ?= 8000
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: setup run test test-fast lint samples clean
+.PHONY: setup run repl test test-fast lint samples clean
 
 setup: $(VENV)/.installed
 
@@ -16,6 +18,10 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
+	$(KOTAE) --index $(INDEX) index samples/docs
+	$(KOTAE) --index $(INDEX) serve --host $(HOST) --port $(PORT)
+
+repl: setup
 	$(KOTAE) --index $(INDEX) index samples/docs
 	$(KOTAE) --index $(INDEX) repl
 

@@ -56,3 +56,42 @@ def e5():
     from kotae.embed import get_embedder
 
     return get_embedder("e5-small")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """PostgreSQL 16 + pgvector, started for real for this test session (pgserver, from PyPI)."""
+    import shutil
+    import tempfile
+
+    pgserver = pytest.importorskip("pgserver", reason="pgserver (in the dev extra) runs the Postgres tests")
+    # Not under pytest's private temp folder: as root, pgserver runs postgres as its own user, who must
+    # be able to reach the data directory.
+    parent = tempfile.mkdtemp(prefix="kotae-pg-")
+    server = pgserver.get_server(os.path.join(parent, "data"), cleanup_mode="delete")
+    # A throwaway server: durability off makes writes and the shutdown checkpoint fast.
+    server.psql("CREATE EXTENSION IF NOT EXISTS vector; ALTER SYSTEM SET fsync = off; "
+                "ALTER SYSTEM SET synchronous_commit = off; ALTER SYSTEM SET full_page_writes = off; "
+                "SELECT pg_reload_conf();")
+    yield server
+    server.cleanup()
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+def new_database(server) -> str:
+    """The URL of a fresh, empty index on the test server: a schema of its own, first on the search path
+    (as a deployment keeps one collection per schema); cheaper than a database per test."""
+    import uuid
+
+    import psycopg
+
+    name = f"kotae_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    return f"{server.get_uri()}&options=-csearch_path%3D{name},public"
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """The URL of an empty index of its own for one test."""
+    return new_database(pg_server)

@@ -24,7 +24,7 @@ if not os.path.exists(CHROMIUM):
     pytest.fail(f"{CHROMIUM} not found: install Debian's browser with `apt-get install chromium` (.ci/run does), "
                 "or set KOTAE_SKIP_BROWSER=1 to skip this test locally", pytrace=False)
 
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402  (after the checks above)
+from playwright.sync_api import Page, expect, sync_playwright  # after the checks above
 
 # Pixels of the translucent highlight over white paper (see kotae.server.render.FILL).
 COUNT_HIGHLIGHT = """img => {

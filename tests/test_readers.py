@@ -192,10 +192,10 @@ def test_malformed_pdf(tmp_path, damage):
 
 def test_image_only_page_gives_a_warning_and_keeps_numbering(tmp_path):
     path = make_pdf(tmp_path / "scan.pdf", [["Chapter 1", "First page."], None, ["Last page."]])
-    doc = read_document(str(path))
+    doc = read_document(str(path), ocr="off")  # OCR itself: tests/test_ocr.py
     assert doc.pages == ("Chapter 1\nFirst page.", "", "Last page.")
     assert doc.warnings == (
-        "page 2 has no text layer (scanned image?); OCR is not supported yet — the page was skipped",
+        "page 2 has no text layer (scanned image?); the page was skipped (OCR is off; pass --ocr auto to read it)",
     )
     assert [(s.page, s.heading) for s in doc.sections] == [(1, ("Chapter 1",)), (3, ("Chapter 1",))]
     assert_sections_tile(doc)
@@ -208,10 +208,10 @@ def test_pdf_without_any_text_layer_is_an_error(tmp_path):
         match=message(
             path,
             "no page has a text layer (scanned images?); "
-            "OCR is not supported yet; run it through OCR first (e.g. ocrmypdf in.pdf out.pdf)",
+            "pass --ocr auto to read it with OCR (needs tesseract)",
         ),
     ):
-        read_document(str(path))
+        read_document(str(path), ocr="off")
 
 
 def test_cut_references_keeps_page_count(tmp_path):
@@ -263,11 +263,14 @@ def test_file_over_the_size_limit(tmp_path):
         read_document(str(path))
 
 
-SUPPORTED_FIX = "supported types are .pdf, .docx, .csv, .tsv, .txt, .md, .markdown, .html, .htm; convert it to one of them"
+SUPPORTED_FIX = (
+    "supported types are .pdf, .docx, .csv, .tsv, .txt, .md, .markdown, .html, .htm, .png, .jpg, .jpeg, .tif, "
+    ".tiff; convert it to one of them"
+)
 
 
-def test_png_is_unsupported(tmp_path):
-    path = tmp_path / "photo.png"
+def test_png_named_otherwise_is_unsupported(tmp_path):
+    path = tmp_path / "photo.dat"  # images are read by OCR only when named as images
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(40))
     with pytest.raises(
         UnsupportedType, match=message(path, f"unsupported file type (PNG image); {SUPPORTED_FIX}")
@@ -308,9 +311,11 @@ def test_content_decides_over_extension(tmp_path, ja_pdf):
 
 
 def test_is_supported():
-    assert SUPPORTED == (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm")
+    assert SUPPORTED == (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm",
+                         ".png", ".jpg", ".jpeg", ".tif", ".tiff")
     assert is_supported("a/Report.PDF") and is_supported("x.markdown") and is_supported("t.tsv")
-    assert not is_supported("photo.png") and not is_supported("~$report.docx") and not is_supported("noext")
+    assert is_supported("scan.PNG") and not is_supported("anim.gif")
+    assert not is_supported("~$report.docx") and not is_supported("noext")
 
 
 def test_registry_holds_builtin_readers_and_takes_new_ones(tmp_path):

@@ -15,6 +15,7 @@ from PIL import Image
 
 from conftest import FakeEmbedder
 from kotae.answer import ask
+from kotae.answer.llm import LLM, LLMSettings, Message
 from kotae.embed.base import Kind
 from kotae.search import Searcher
 from kotae.server import create_app, serve_in_thread
@@ -441,5 +442,73 @@ def test_uploads_saved_but_not_indexed_are_resumed_at_start(tmp_path):
         with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(up))) as url, httpx.Client(base_url=url) as c:
             wait_for(lambda: [d["status"] for d in c.get("/documents").json()] == ["indexed"])
         assert sorted(os.listdir(up)) == ["left-over.md"]
+    finally:
+        store.close()
+
+
+# --- the answer hook and failures ---------------------------------------------------------------
+def test_errors_during_answering_reach_the_client_in_the_error_shape(tmp_path):
+    from kotae.answer import ask_stream
+    from kotae.errors import KotaeError
+
+    def breaks_after_retrieval(question, searcher, **kw):  # an answer_stream whose model fails midway
+        stream = ask_stream(question, searcher, **kw)
+        yield next(stream)
+        yield "token", "Salaries are"
+        raise KotaeError("the model at http://127.0.0.1:9/v1 did not answer (timed out); try again")
+
+    def breaks_at_once(question, searcher, **kw):
+        raise RuntimeError("disk on fire")
+        yield  # pragma: no cover
+
+    store = open_store(str(tmp_path / "index"))
+    apps = [create_app(store, FakeEmbedder(), upload_dir=str(tmp_path / "up"), answer_stream=s)
+            for s in (breaks_after_retrieval, breaks_at_once)]
+    try:
+        with serve_in_thread(apps[0]) as url, httpx.Client(base_url=url) as c:
+            upload(c, "office-rules.md", RULES_MD)
+            evs = events(c.post("/query/stream", json={"question": "When are salaries paid?"}))
+            assert [n for n, _ in evs] == ["retrieval", "token", "error"]
+            assert evs[-1][1] == {"error": {"code": "internal_error", "message":
+                                            "the model at http://127.0.0.1:9/v1 did not answer (timed out); try again"}}
+            assert_error(c.post("/query", json={"question": "When are salaries paid?"}), 500, "internal_error",
+                         "did not answer (timed out)")
+        with serve_in_thread(apps[1]) as url, httpx.Client(base_url=url) as c:
+            for path in ("/query", "/query/stream"):
+                assert_error(c.post(path, json={"question": "x"}), 500, "internal_error",
+                             "internal error (RuntimeError); see the server log")
+    finally:
+        store.close()
+
+
+class ScriptedLLM(LLM):
+    """Replies with a fixed answer in pieces, as a streaming model would, and records its prompts."""
+
+    name = "scripted"
+
+    def __init__(self, pieces: Sequence[str]) -> None:
+        super().__init__(LLMSettings(spec="scripted:test"))
+        self.pieces = list(pieces)
+        self.prompts: list[str] = []
+
+    def stream(self, messages: Sequence[Message], *, temperature: float, max_tokens: int) -> Iterator[str]:
+        self.prompts.append("\n".join(m["content"] for m in messages))
+        yield from self.pieces
+
+
+def test_an_llm_answer_streams_through_the_same_events(tmp_path):
+    llm = ScriptedLLM(["Salaries are paid ", "on the 25th day ", "of every month [1]."])
+    store = open_store(str(tmp_path / "index"))
+    try:
+        with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(tmp_path / "up"), llm=llm)) as url, \
+                httpx.Client(base_url=url) as c:
+            upload(c, "office-rules.md", RULES_MD)
+            evs = events(c.post("/query/stream", json={"question": "When are salaries paid?"}))
+            assert [n for n, _ in evs] == ["retrieval", "token", "token", "token", "answer"]
+            answer = evs[-1][1]
+            assert answer["mode"] == "llm" and answer["found_in_docs"] is True
+            assert "25th day of every month" in answer["answer"] and "[1]" in answer["answer"]
+            assert answer["sources"][0]["file"] == "office-rules.md"
+            assert "Salaries are paid on the 25th day of every month by bank transfer." in llm.prompts[0]
     finally:
         store.close()

@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--tag", action="append", default=[], help="tag the documents (repeatable)")
     c.add_argument("--force", action="store_true", help="re-index unchanged files too")
     c.add_argument("--cut-references", action="store_true", help="drop the References/参考文献 section")
+    _ocr_arg(c)
     _chunk_args(c)
     c.set_defaults(run=cmd_index)
 
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--json", action="store_true")
     c.add_argument("--cut-references", action="store_true")
+    _ocr_arg(c)
     _chunk_args(c)
     c.set_defaults(run=cmd_chunks)
 
@@ -86,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
 
     add_serve_command(sub)
     return p
+
+
+def _ocr_arg(c: argparse.ArgumentParser) -> None:
+    c.add_argument("--ocr", choices=("auto", "always", "off"), default="auto",
+                   help="OCR scanned pages and images with tesseract: auto (pages without a usable text layer), "
+                        "always (every page) or off (default %(default)s)")
 
 
 def _chunk_args(c: argparse.ArgumentParser) -> None:
@@ -131,7 +139,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from kotae.progress import IndexProgress
 
     settings = IndexSettings(chunk=_chunk_settings(args), tags=tuple(args.tag),
-                             cut_references=args.cut_references)
+                             cut_references=args.cut_references, ocr=args.ocr)
     missing = [p for p in args.paths if not os.path.exists(p)]
     paths = [p for p in args.paths if p not in missing]
     files = discover(paths)
@@ -235,7 +243,7 @@ def format_answer(a: Answer) -> str:
 def cmd_chunks(args: argparse.Namespace) -> int:
     from kotae.pipeline import discover, parse_only
 
-    settings = IndexSettings(chunk=_chunk_settings(args), cut_references=args.cut_references)
+    settings = IndexSettings(chunk=_chunk_settings(args), cut_references=args.cut_references, ocr=args.ocr)
     count = _token_counter()
     chunks, failed = [], 0
     for path, name in discover(args.paths):

@@ -29,6 +29,7 @@ class IndexSettings:
     chunk: ChunkSettings = field(default_factory=ChunkSettings)
     tags: tuple[str, ...] = ()
     cut_references: bool = False
+    ocr: str = "auto"  # "auto": OCR pages without a usable text layer, and images; "always": every page; "off"
 
 
 @dataclass(frozen=True)

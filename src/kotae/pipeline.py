@@ -14,6 +14,7 @@ from kotae.embed.base import Embedder
 from kotae.errors import DocumentError
 from kotae.ingest import is_supported, read_document
 from kotae.ingest.clean import normalize_width
+from kotae.ingest.ocr import OcrOptions
 from kotae.search.analyze import analyze
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
@@ -106,9 +107,7 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
     old = store.document(abspath)
     if old is not None and old.sha256 == digest and not force and set(settings.tags) <= set(old.tags):
         return None
-    doc = read_document(abspath, cut_references=settings.cut_references)
-    if progress:
-        progress("pages", len(doc.pages))
+    doc = _read(abspath, settings, progress)
     doc_id = doc_id_for(abspath)
     c = settings.chunk
     chunks = chunk_document(doc, doc_id, name, count_tokens=embedder.count_tokens, max_tokens=c.max_tokens,
@@ -127,8 +126,26 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
         warnings=doc.warnings,
     )
     keyword = [" ".join(analyze(t)) for t in texts]
-    store.write_document(info, doc.pages, chunks, hashes, vectors, keyword)
+    # Only documents with OCR'd pages pass word boxes, so a store without them still indexes the rest.
+    extra = {"page_words": doc.ocr} if doc.ocr else {}
+    store.write_document(info, doc.pages, chunks, hashes, vectors, keyword, **extra)
     return info
+
+
+def _read(path: str, settings: IndexSettings, progress: Progress | None) -> ParsedDocument:
+    """Read a file; "pages" progress comes as each OCR'd page ends, and for the other pages once read."""
+    ocred = [0]
+
+    def on_page(n: int) -> None:
+        ocred[0] += n
+        if progress:
+            progress("pages", n)
+
+    doc = read_document(path, cut_references=settings.cut_references,
+                        ocr=OcrOptions(settings.ocr, on_page=on_page))
+    if progress:
+        progress("pages", max(0, len(doc.pages) - ocred[0]))
+    return doc
 
 
 def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) -> int:
@@ -166,7 +183,7 @@ def _majority(langs: Iterable[str]) -> str:
 def parse_only(path: str, name: str, settings: IndexSettings,
                count_tokens: Callable[[str], int]) -> tuple[ParsedDocument, list[Chunk]]:
     """Read and chunk a file without embedding (for `kotae chunks`)."""
-    doc = read_document(path, cut_references=settings.cut_references)
+    doc = _read(path, settings, None)
     c = settings.chunk
     return doc, chunk_document(doc, doc_id_for(path), name, count_tokens=count_tokens,
                                max_tokens=c.max_tokens, overlap_tokens=c.overlap_tokens,

@@ -22,6 +22,42 @@ class Section:
     start: int = 0
     rows: tuple[int, int] | None = None  # CSV: first and last data row (1-based, inclusive)
     kind: str = "text"  # "text" | "table" | "rows"
+    ocr: bool = False  # the page's text was recognised by OCR, not read from a text layer
+
+
+@dataclass(frozen=True)
+class Word:
+    """One OCR'd word: its text, where it lies in the page's cleaned text (-1 when cleaning dropped it),
+    and its box, origin at the top left, in the units of its PageWords."""
+
+    text: str
+    start: int
+    end: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True)
+class PageWords:
+    """The word boxes of one OCR'd page, so a viewer can highlight an OCR'd passage."""
+
+    page: int  # 1-based
+    width: float  # the page's size in `unit`
+    height: float
+    unit: str  # "pt" (PDF points) | "px" (image pixels)
+    lang: str  # the Tesseract languages that read it, e.g. "jpn+jpn_vert" or "eng"
+    words: tuple[Word, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"page": self.page, "width": self.width, "height": self.height, "unit": self.unit,
+                "lang": self.lang, "words": [[w.text, w.start, w.end, w.x0, w.y0, w.x1, w.y1] for w in self.words]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PageWords:
+        return cls(d["page"], d["width"], d["height"], d["unit"], d["lang"],
+                   tuple(Word(w[0], w[1], w[2], w[3], w[4], w[5], w[6]) for w in d["words"]))
 
 
 @dataclass(frozen=True)
@@ -34,6 +70,7 @@ class ParsedDocument:
     sections: tuple[Section, ...]
     warnings: tuple[str, ...] = ()  # e.g. "page 3 has no text layer"
     title: str = ""
+    ocr: tuple[PageWords, ...] = ()  # the OCR'd pages, with their word boxes
 
 
 @dataclass(frozen=True)
@@ -52,12 +89,13 @@ class Chunk:
     ordinal: int = 0  # position in the document
     rows: tuple[int, int] | None = None
     tokens: int = 0  # length in the embedding model's tokens
+    ocr: bool = False  # the text was recognised by OCR (it may hold misread characters)
 
     @property
     def anchor(self) -> str:
-        """Where a citation points: `file p.N › heading › subheading`."""
+        """Where a citation points: `file p.N › heading › subheading`, `file p.N (OCR) › …` for OCR'd text."""
         head = " › ".join(self.heading)
-        return f"{self.file} p.{self.page}" + (f" › {head}" if head else "")
+        return f"{self.file} p.{self.page}" + (" (OCR)" if self.ocr else "") + (f" › {head}" if head else "")
 
 
 @dataclass(frozen=True)
@@ -106,6 +144,7 @@ class Source:
             "page": c.page,
             "heading": " › ".join(c.heading) or None,
             "chunk_id": c.id,
+            "ocr": c.ocr,
             "excerpt": self.excerpt,
             "similarity": _round(self.hit.similarity),
             "bm25": _round(self.hit.bm25),

@@ -163,4 +163,5 @@ def _chunk(
         ordinal=ordinal,
         rows=_rows(units),
         tokens=tokens,
+        ocr=any(s.ocr for s in run.sections),
     )

@@ -40,7 +40,7 @@ class SweepResult:
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     embedded: int = 0  # passages the model really embedded
-    requested: int = 0  # passages the indexes asked for
+    requested: int = 0  # passages asked for (by the indexes, and by answers when they are built)
 
     def to_json(self) -> dict[str, Any]:
         from kotae.eval.report import settings_hash

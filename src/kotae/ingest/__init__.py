@@ -7,24 +7,29 @@ content cannot tell. Readers live in a registry; built-in ones register like a t
 
     @register("epub")
     def read_epub(path: str, data: bytes) -> ParsedDocument: ...
+
+A reader that can OCR (pdf, image) also takes an `ocr` keyword: "auto", "always", "off" or OcrOptions.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+from dataclasses import replace
 
 from kotae.errors import DocumentError
-from kotae.ingest import docx, html, pdf, tables, text  # noqa: F401  (each registers its reader)
+from kotae.ingest import docx, html, image, pdf, tables, text  # noqa: F401  (each registers its reader)
 from kotae.ingest.clean import cut_references as _cut_pages
 from kotae.ingest.detect import SUPPORTED, detect_kind, extension, is_supported
 from kotae.ingest.layout import clip_sections
+from kotae.ingest.ocr import OcrOptions, as_options, mark_ocr
 from kotae.ingest.registry import READERS, Reader, register
 from kotae.types import ParsedDocument
 
 __all__ = ["MAX_BYTES", "READERS", "SUPPORTED", "Reader", "is_supported", "read_document", "register"]
 
 MAX_BYTES = 200 * 1024 * 1024  # larger files are refused before they are read
-_BUILTIN = frozenset({"pdf", "docx", "csv", "text", "markdown", "html"})
+_BUILTIN = frozenset({"pdf", "docx", "csv", "text", "markdown", "html", "image"})
 
 
 def _read_bytes(path: str) -> bytes:
@@ -60,25 +65,29 @@ def _with_references_cut(doc: ParsedDocument) -> ParsedDocument:
         return doc
     first = next(i for i, (a, b) in enumerate(zip(pages, doc.pages), start=1) if a != b)
     note = f"references cut from page {first} to the end (cut_references)"
-    return ParsedDocument(
-        path=doc.path,
-        kind=doc.kind,
-        pages=tuple(pages),
-        sections=tuple(clip_sections(doc.sections, pages)),
-        warnings=(*doc.warnings, note),
-        title=doc.title,
-    )
+    sections = mark_ocr(clip_sections(doc.sections, pages), {words.page for words in doc.ocr})
+    return replace(doc, pages=tuple(pages), sections=tuple(sections), warnings=(*doc.warnings, note))
 
 
-def read_document(path: str, *, cut_references: bool = False) -> ParsedDocument:
+def _takes_ocr(reader: Reader) -> bool:
+    try:
+        return "ocr" in inspect.signature(reader).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOptions = "auto") -> ParsedDocument:
     """Read one file into a ParsedDocument; raise DocumentError (one line: file, cause, fix) if it can't.
 
     With `cut_references`, everything from the last "References" / "Bibliography" / "参考文献"
     heading line to the end is dropped (later pages stay, empty, so page numbers do not move).
+    `ocr`: "auto" reads scanned pages and images by OCR, "always" OCRs every PDF page, "off" never.
     """
     path = os.fspath(path)
+    options = as_options(ocr)
     data = _read_bytes(path)
     ext = extension(path)[1:]
     kind = ext if ext in READERS and ext not in _BUILTIN else detect_kind(path, data)
-    doc = READERS[kind](path, data)
+    reader = READERS[kind]
+    doc = reader(path, data, ocr=options) if _takes_ocr(reader) else reader(path, data)  # type: ignore[call-arg]
     return _with_references_cut(doc) if cut_references else doc

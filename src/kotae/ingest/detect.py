@@ -9,7 +9,8 @@ import zipfile
 from kotae.errors import DocumentError, UnsupportedType
 from kotae.ingest.encoding import decode_bytes
 
-SUPPORTED = (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm")
+IMAGES = (".png", ".jpg", ".jpeg", ".tif", ".tiff")  # read by OCR
+SUPPORTED = (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm", *IMAGES)
 TEXT_KINDS = {
     ".csv": "csv",
     ".tsv": "csv",
@@ -28,6 +29,8 @@ _MAGIC = (
     (b"GIF89a", "GIF image"),
     (b"II*\x00", "TIFF image"),
     (b"MM\x00*", "TIFF image"),
+    (b"II+\x00", "TIFF image"),  # BigTIFF
+    (b"MM\x00+", "TIFF image"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "legacy Office file (.doc/.xls/.ppt)"),
     (b"{\\rtf", "RTF document"),
     (b"%!PS", "PostScript file"),
@@ -38,6 +41,7 @@ _MAGIC = (
     (b"RIFF", "audio/video file"),
     (b"ID3", "MP3 audio"),
 )
+_IMAGE_KINDS = ("PNG image", "JPEG image", "TIFF image")
 _ZIP_KINDS = (
     ("xl/", "Excel workbook (.xlsx)"),
     ("ppt/", "PowerPoint file (.pptx)"),
@@ -104,7 +108,8 @@ def _looks_like_html(head: str) -> bool:
 
 
 def detect_kind(path: str, data: bytes) -> str:
-    """Return the reader kind for `data`: "pdf", "docx", "csv", "text", "markdown" or "html".
+    """Return the reader kind for `data`: "pdf", "docx", "csv", "text", "markdown", "html" or "image"
+    (a PNG, JPEG or TIFF named .png, .jpg, .jpeg, .tif or .tiff).
 
     Raises UnsupportedType for binary content of any other kind, DocumentError where the
     extension promises a format the content is not (a .docx that is not a zip, a .pdf without
@@ -117,6 +122,9 @@ def detect_kind(path: str, data: bytes) -> str:
         return _zip_kind(path, data)
     for magic, what in _MAGIC:
         if data.startswith(magic):
+            # An image is read (by OCR) only when named as one: OCR on a mislabelled upload surprises.
+            if what in _IMAGE_KINDS and ext in IMAGES:
+                return "image"
             raise _unsupported(path, what)
     if ext == ".pdf":
         raise DocumentError(path, "malformed PDF (no %PDF- header)", "export or download the PDF again")

@@ -1,4 +1,7 @@
-"""PDF reader (pypdfium2): text layer per page, cleaned, with headings found from the lines."""
+"""PDF reader (pypdfium2): text layer per page, cleaned, with headings found from the lines.
+
+Pages without a usable text layer are rendered with PDFium and read by OCR (kotae.ingest.ocr).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +9,12 @@ import re
 import threading
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
+import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.errors import DocumentError, EncryptedDocument
 from kotae.ingest import clean
 from kotae.ingest.headings import classify_lines
+from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.layout import sections_from_lines
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
@@ -20,7 +25,9 @@ _PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
 _PDFIUM_CAUSE = re.compile(r"PDFium: ([^)]+)\)")
 _DECRYPT_FIX = "remove the password (e.g. qpdf --decrypt --password=PASS in.pdf out.pdf) and index it again"
 _REPAIR_FIX = "open it in a PDF viewer and save or print it to a new PDF, then index it again"
-_OCR_FIX = "OCR is not supported yet; run it through OCR first (e.g. ocrmypdf in.pdf out.pdf)"
+_OCR_FIX = "pass --ocr auto to read it with OCR (needs tesseract)"
+INK_DPI = 36  # enough to tell ink from paper, cheap to render
+SCAN_COVER = 0.8  # a page this covered by images is a scan: its ink is measured
 
 
 def _open(path: str, data: bytes) -> pdfium.PdfDocument:
@@ -64,18 +71,100 @@ def _page_text(pdf: pdfium.PdfDocument, index: int) -> str | None:
         page.close()
 
 
-def _raw_pages(path: str, data: bytes) -> tuple[list[str | None], str]:
-    """(raw text per page, None where PDFium failed on the page; document title)."""
+def _image_cover(page: pdfium.PdfPage) -> float:
+    """The share of the page that image objects cover (overlaps counted twice, capped at 1)."""
+    width, height = page.get_size()
+    covered = 0.0
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=3):
+        left, bottom, right, top = obj.get_bounds()
+        covered += max(0.0, min(right, width) - max(left, 0.0)) * max(0.0, min(top, height) - max(bottom, 0.0))
+    return min(1.0, covered / (width * height)) if width * height else 0.0
+
+
+def _ink(page: pdfium.PdfPage) -> float:
+    """The dark share of the page rendered at INK_DPI."""
+    image = page.render(scale=INK_DPI / 72, grayscale=True).to_pil()
+    histogram = image.histogram()
+    return sum(histogram[:128]) / max(1, sum(histogram))
+
+
+def _page_facts(pdf: pdfium.PdfDocument, index: int, text: str | None) -> tuple[float, float | None]:
+    """(area in square inches, ink share — measured only for empty or image-covered pages) for needs_ocr."""
+    try:
+        page = pdf[index]
+    except pdfium.PdfiumError:
+        return 0.0, None
+    try:
+        width, height = page.get_size()
+        area = width * height / 72 / 72
+        if text is None or (text.strip() and _image_cover(page) < SCAN_COVER):
+            return area, None
+        return area, _ink(page)
+    except pdfium.PdfiumError:
+        return 0.0, None
+    finally:
+        page.close()
+
+
+def _raw_pages(path: str, data: bytes) -> tuple[list[str | None], list[tuple[float, float | None]], str]:
+    """(raw text per page, None where PDFium failed on the page; each page's facts for needs_ocr;
+    document title)."""
     texts: list[str | None] = []
+    facts: list[tuple[float, float | None]] = []
     with _PDFIUM:
         pdf = _open(path, data)
         try:
             title = _title(pdf)
             for index in range(len(pdf)):
                 texts.append(_page_text(pdf, index))
+                facts.append(_page_facts(pdf, index, texts[-1]))
         finally:
             pdf.close()
-    return texts, title
+    return texts, facts, title
+
+
+class _Renderer:
+    """Page images for OCR, rendered one at a time under the PDFium lock from one open document."""
+
+    def __init__(self, data: bytes, dpi: int) -> None:
+        self.data, self.dpi = data, dpi
+        self.pdf: pdfium.PdfDocument | None = None
+
+    def loader(self, number: int):  # type: ignore[no-untyped-def]
+        def render():  # type: ignore[no-untyped-def]
+            with _PDFIUM:
+                if self.pdf is None:
+                    self.pdf = pdfium.PdfDocument(self.data)
+                page = self.pdf[number - 1]
+                try:
+                    return page.render(scale=self.dpi / 72, grayscale=True).to_pil().copy()
+                finally:
+                    page.close()
+
+        return render
+
+    def close(self) -> None:
+        with _PDFIUM:
+            if self.pdf is not None:
+                self.pdf.close()
+
+
+def _read_scans(data: bytes, raw: list[str | None], facts: list[tuple[float, float | None]],
+                options: OcrOptions) -> OcrOutcome:
+    renderer = _Renderer(data, options.dpi)
+    try:
+        return apply_ocr(raw, facts, renderer.loader, options)
+    finally:
+        renderer.close()
+
+
+def _no_text(path: str, outcome: OcrOutcome, options: OcrOptions) -> DocumentError:
+    if options.mode == "off":
+        return DocumentError(path, "no page has a text layer (scanned images?)", _OCR_FIX)
+    if outcome.missing:
+        return DocumentError(path, f"no page has a text layer and {outcome.missing}", f"install it: {INSTALL}")
+    return DocumentError(path, "no text found, not even by OCR (blank or picture-only pages?)",
+                         "check that the file shows text")
 
 
 def clean_pages(raw: list[str]) -> list[str]:
@@ -88,25 +177,26 @@ def clean_pages(raw: list[str]) -> list[str]:
 def _warning(number: int, raw: str | None) -> str | None:
     if raw is None:
         return f"page {number} could not be read (damaged page?); the page was skipped"
-    if not raw.strip():
-        return (
-            f"page {number} has no text layer (scanned image?); "
-            "OCR is not supported yet — the page was skipped"
-        )
-    return None
+    return None  # pages without a (usable) text layer are OCR's to report
 
 
 @register("pdf")
-def read_pdf(path: str, data: bytes) -> ParsedDocument:
-    """Read a PDF: one cleaned page text per PDF page ("" for a page without text), 1-based numbering."""
-    raw, title = _raw_pages(path, data)
+def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> ParsedDocument:
+    """Read a PDF: one cleaned page text per PDF page ("" for a page without text), 1-based numbering.
+
+    `ocr`: "auto" reads pages without a usable text layer by OCR, "always" every page, "off" none.
+    """
+    options = as_options(ocr)
+    raw, facts, title = _raw_pages(path, data)
     if not raw:
         raise DocumentError(path, "the PDF has no pages", _REPAIR_FIX)
-    if not any(text and text.strip() for text in raw):
-        raise DocumentError(path, "no page has a text layer (scanned images?)", _OCR_FIX)
-    warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))]
-    pages = clean_pages([text or "" for text in raw])
-    sections = sections_from_lines(pages, classify_lines)
+    outcome = _read_scans(data, raw, facts, options)
+    if not any(text.strip() for text in outcome.texts):
+        raise _no_text(path, outcome, options)
+    warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
+    pages = clean_pages(outcome.texts)
+    sections = mark_ocr(sections_from_lines(pages, classify_lines), set(outcome.read))
+    words = tuple(page_words(n, outcome.read[n], pages[n - 1], 72 / options.dpi, "pt") for n in sorted(outcome.read))
     return ParsedDocument(
         path=path,
         kind="pdf",
@@ -114,4 +204,5 @@ def read_pdf(path: str, data: bytes) -> ParsedDocument:
         sections=tuple(sections),
         warnings=tuple(warnings),
         title=title,
+        ocr=words,
     )

@@ -87,7 +87,10 @@ class Searcher:
         qvec = self.embedder.query(query)
         t["embed"] = _ms(t1)
         t1 = time.perf_counter()
-        dense, margin = self.dense_index().search_with_margin(qvec, n, doc_ids)
+        if self.store.searches_vectors:
+            dense, margin = self.store.dense_search(qvec, n, doc_ids)
+        else:
+            dense, margin = self.dense_index().search_with_margin(qvec, n, doc_ids)
         t["dense"] = _ms(t1)
         t1 = time.perf_counter()
         qtokens = analyze(query)

@@ -26,5 +26,6 @@ class Context:
     upload_dir: str
     max_upload_bytes: int
 
-    def stream(self, question: str, mode: str, top_k: int, flt: Filter | None) -> Iterator[tuple[str, object]]:
+    def stream(self, question: str, mode: str, top_k: int,
+               flt: Filter | None) -> Iterator[tuple[str, object]]:
         return self.answer_stream(question, self.searcher, mode=mode, top_k=top_k, flt=flt)

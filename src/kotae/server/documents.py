@@ -26,7 +26,7 @@ def router(ctx: Context) -> APIRouter:
 
     @r.post("/documents", status_code=202, response_model=UploadOut, responses=_ERRORS)
     async def upload(response: Response, file: Annotated[UploadFile, File(description="the document")],
-                     wait: Annotated[bool, Query(description="wait until it is indexed (200), not 202")] = False
+                     wait: Annotated[bool, Query(description="wait until indexed (200), not 202")] = False
                      ) -> UploadOut:
         """Upload one document. It is indexed in the background: the answer is 202 with its id and
         status `queued`; poll `GET /documents/{id}` (or pass `wait=true`) for the chunk count.
@@ -94,10 +94,10 @@ def router(ctx: Context) -> APIRouter:
         return DeletedOut(id=doc_id, file=info.file if info else job.file)  # type: ignore[union-attr]
 
     @r.get("/documents/{doc_id}/pages/{page}.png", response_class=Response, responses={
-        200: {"content": {"image/png": {}}, "description": "the page; header X-Kotae-Highlights: boxes drawn"},
+        200: {"content": {"image/png": {}}, "description": "the page; X-Kotae-Highlights: boxes drawn"},
         **_ERRORS})
     def page_image(doc_id: str, page: int,
-                   highlight: Annotated[str, Query(description="chunk ids to highlight, comma-separated")] = "",
+                   highlight: Annotated[str, Query(description="chunk ids to mark, comma-separated")] = "",
                    scale: Annotated[float, Query(ge=0.25, le=4.0, description="pixels per PDF point")] = 1.5,
                    ) -> Response:
         """A PDF page as PNG, with the passages of the given chunks highlighted."""
@@ -116,7 +116,8 @@ def router(ctx: Context) -> APIRouter:
         except PageNotFound as e:
             raise ApiError(404, "page_not_found", f"{info.file}: {e}") from e
         except PdfiumError as e:
-            raise ApiError(422, "unreadable_document", f"{info.file}: the page could not be rendered ({e})") from e
+            raise ApiError(422, "unreadable_document",
+                           f"{info.file}: the page could not be rendered ({e})") from e
         return Response(png, media_type="image/png",
                         headers={"X-Kotae-Highlights": str(boxes), "Cache-Control": "private, max-age=300"})
 
@@ -125,7 +126,7 @@ def router(ctx: Context) -> APIRouter:
 
 def _passages(ctx: Context, doc_id: str, page: int, chunk_ids: list[str]) -> list[str]:
     """The texts of the chunks among `chunk_ids` that lie on this page of this document."""
-    rowids_of = getattr(ctx.store, "rowids_of", None)  # SQLiteStore's lookup by chunk id
+    rowids_of = getattr(ctx.store, "rowids_of", None)  # both built-in stores have it; the Store ABC not yet
     if not chunk_ids or rowids_of is None:
         return []
     rows = rowids_of(chunk_ids)
@@ -144,8 +145,9 @@ def _uploaded(ctx: Context, path: str) -> bool:
 def _info_out(ctx: Context, d: DocumentInfo, job: Job | None = None) -> DocumentOut:
     status = job.status if job is not None and job.status in ("queued", "indexing") else "indexed"
     return DocumentOut(id=d.id, file=d.file, status=status,  # type: ignore[arg-type]
-                       message="; ".join(d.warnings), kind=d.kind, pages=d.pages, chunks=d.chunks, lang=d.lang,
-                       indexed_at=d.indexed_at, tags=list(d.tags), uploaded=_uploaded(ctx, d.path))
+                       message="; ".join(d.warnings), kind=d.kind, pages=d.pages, chunks=d.chunks,
+                       lang=d.lang, indexed_at=d.indexed_at, tags=list(d.tags),
+                       uploaded=_uploaded(ctx, d.path))
 
 
 def _job_out(j: Job) -> DocumentOut:

@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kotae.errors import ConfigError, DocumentError, KotaeError, UnsupportedType
 
@@ -42,7 +43,8 @@ class ApiError(HTTPException):
         self.code = code
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(status: int, code: str, message: str,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
@@ -57,8 +59,41 @@ def status_of(e: KotaeError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
+class CatchAll:
+    """ASGI middleware, the last resort: an unexpected exception becomes a logged 500 in the error shape.
+    (Starlette's own handler re-raises after answering, and the server then drops the keep-alive
+    connection under the client's next request.)"""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watching(msg: Message) -> None:
+            nonlocal started
+            started = started or msg["type"] == "http.response.start"
+            await send(msg)
+
+        try:
+            await self.app(scope, receive, watching)
+        except Exception as e:
+            if started:
+                raise
+            log.exception("%s %s failed", scope["method"], scope["path"], exc_info=e)
+            await _internal(e)(scope, receive, send)
+
+
+def _internal(e: Exception) -> JSONResponse:
+    return error_response(500, "internal_error", f"internal error ({type(e).__name__}); see the server log")
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every exception into the one error shape."""
+    app.add_middleware(CatchAll)
 
     async def http_error(request: Request, e: Exception) -> JSONResponse:
         assert isinstance(e, HTTPException)
@@ -85,7 +120,7 @@ def install(app: FastAPI) -> None:
 
     async def unexpected(request: Request, e: Exception) -> JSONResponse:
         log.exception("%s %s failed", request.method, request.url.path, exc_info=e)
-        return error_response(500, "internal_error", f"internal error ({type(e).__name__}); see the server log")
+        return _internal(e)
 
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)

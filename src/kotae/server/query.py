@@ -36,7 +36,8 @@ def router(ctx: Context) -> APIRouter:
     @r.post("/query", response_model=AnswerOut)
     def query(q: QueryIn) -> dict[str, Any]:
         """Answer a question from the indexed documents only, with numbered citations."""
-        for kind, payload in ctx.stream(q.question, q.mode, q.top_k, q.filters.to_filter() if q.filters else None):
+        flt = q.filters.to_filter() if q.filters else None
+        for kind, payload in ctx.stream(q.question, q.mode, q.top_k, flt):
             if kind == "answer":
                 assert isinstance(payload, Answer)
                 return payload.to_dict()
@@ -86,7 +87,8 @@ def retrieval(result: SearchResult) -> dict[str, Any]:
     """Every retrieved chunk with each stage's score, and the gate's decision."""
     gate = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in asdict(result.gate).items()}
     return {"query": result.query, "hits": [_hit(i, h) for i, h in enumerate(result.hits, 1)], "gate": gate,
-            "timings_ms": {k: round(v, 2) for k, v in result.timings_ms.items()}, "notices": list(result.notices)}
+            "timings_ms": {k: round(v, 2) for k, v in result.timings_ms.items()},
+            "notices": list(result.notices)}
 
 
 def _hit(rank: int, h: Hit) -> dict[str, Any]:

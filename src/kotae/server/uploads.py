@@ -54,7 +54,8 @@ async def save(upload: UploadFile, directory: str, limit: int) -> tuple[str, str
                 size += len(block)
                 if size > limit:
                     raise ApiError(413, "too_large", f"{safe_name(upload.filename)} is over the "
-                                   f"{limit / (1024 * 1024):.4g} MB upload limit; split it into smaller files")
+                                   f"{limit / (1024 * 1024):.4g} MB upload limit; split it into smaller "
+                                   "files")
                 digest.update(block)
                 f.write(block)
     except BaseException:
@@ -68,7 +69,8 @@ def sniff(path: str, name: str) -> str:
     with open(path, "rb") as f:
         data = f.read()
     if not data:
-        raise ApiError(422, "unreadable_document", f"{name}: file is empty; check the file and upload it again")
+        raise ApiError(422, "unreadable_document",
+                       f"{name}: file is empty; check the file and upload it again")
     try:
         return detect_kind(name, data)
     except DocumentError as e:  # UnsupportedType → 415; content that contradicts its extension → 422

@@ -9,7 +9,6 @@ import logging
 import os
 import queue
 import threading
-import time
 from dataclasses import dataclass, field
 
 from kotae.config import IndexSettings
@@ -35,7 +34,6 @@ class Job:
     chunks: int | None = None
     cancelled: bool = False
     done: threading.Event = field(default_factory=threading.Event, repr=False)
-    queued_at: float = field(default_factory=time.time)
 
 
 class IndexWorker:

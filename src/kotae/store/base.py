@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kotae.types import Chunk, DocumentInfo
+from kotae.types import Chunk, DocumentInfo, PageWords
 
 SCHEMA_VERSION = 1
 STORES: dict[str, Callable[[str], Store]] = {}
@@ -25,7 +25,7 @@ def register(scheme: str) -> Callable[[Callable[[str], Store]], Callable[[str], 
 
 def open_store(location: str) -> Store:
     """Open the store at `location`: a directory (SQLite) or a URL whose scheme is registered."""
-    from kotae.store import sqlite  # noqa: F401  (registration side effect)
+    from kotae.store import postgres, sqlite  # noqa: F401  (registration side effect)
 
     scheme = location.split("://", 1)[0] if "://" in location else "sqlite"
     if scheme not in STORES:
@@ -100,8 +100,10 @@ class Store(ABC):
         text_hashes: Sequence[str],
         vectors: np.ndarray,
         keyword_text: Sequence[str],
+        page_words: Sequence[PageWords] = (),
     ) -> None:
-        """Replace the document at `info.path` with this one, atomically."""
+        """Replace the document at `info.path` with this one, atomically (with the word boxes of its
+        OCR'd pages, when it has any)."""
 
     @abstractmethod
     def remove_document(self, path_or_id: str) -> DocumentInfo | None: ...
@@ -112,6 +114,16 @@ class Store(ABC):
 
     @abstractmethod
     def dense_matrix(self) -> DenseMatrix: ...
+
+    # A store that searches vectors itself (PostgreSQL's HNSW index) sets this and overrides
+    # dense_search; for the others the Searcher keeps dense_matrix() in memory and searches it there.
+    searches_vectors: bool = False
+
+    def dense_search(self, query: np.ndarray, k: int,
+                     doc_ids: set[str] | None = None) -> tuple[list[tuple[int, float]], float]:
+        """Top-k (rowid, cosine) among chunks of `doc_ids` (all when None), and the top similarity's
+        margin over the mean similarity of the searched chunks (the gate's signal)."""
+        raise NotImplementedError(f"{type(self).__name__} searches through dense_matrix()")
 
     @abstractmethod
     def keyword_search(
@@ -128,6 +140,10 @@ class Store(ABC):
 
     @abstractmethod
     def page_text(self, doc_id: str, page: int) -> str | None: ...
+
+    def page_words(self, doc_id: str, page: int) -> PageWords | None:
+        """The OCR word boxes of a page; None when the page was not OCR'd (or the store keeps none)."""
+        return None
 
     @abstractmethod
     def matching_documents(self, flt: Filter) -> set[str]:

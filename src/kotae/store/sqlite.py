@@ -12,7 +12,7 @@ import numpy as np
 
 from kotae.errors import IndexMismatch
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
-from kotae.types import Chunk, DocumentInfo
+from kotae.types import Chunk, DocumentInfo, PageWords
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -28,8 +28,12 @@ CREATE TABLE IF NOT EXISTS chunks(
   doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
   ordinal INTEGER NOT NULL, file TEXT NOT NULL, page INTEGER NOT NULL, heading TEXT NOT NULL,
   text TEXT NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL, lang TEXT NOT NULL,
-  row_first INTEGER, row_last INTEGER, tokens INTEGER NOT NULL, text_hash TEXT NOT NULL);
+  row_first INTEGER, row_last INTEGER, tokens INTEGER NOT NULL, text_hash TEXT NOT NULL,
+  ocr INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE TABLE IF NOT EXISTS page_words(
+  doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE, page INTEGER NOT NULL,
+  words_json TEXT NOT NULL, PRIMARY KEY(doc_id, page));
 CREATE TABLE IF NOT EXISTS embeddings(text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(tokens, tokenize="unicode61 remove_diacritics 0");
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab(chunk_fts, 'row');
@@ -48,6 +52,7 @@ class SQLiteStore(Store):
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)  # idempotent; executescript commits by itself
+        self._add_ocr_column()
         with self._tx():
             found = self.meta("schema_version")
             if found is None:
@@ -58,6 +63,12 @@ class SQLiteStore(Store):
                     f"{self.path} has schema {found}, this kotae uses {SCHEMA_VERSION}; "
                     f"delete {directory} and run kotae index again"
                 )
+
+    def _add_ocr_column(self) -> None:
+        """Indexes made before OCR have no chunks.ocr column: add it (their chunks were not OCR'd)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(chunks)")}
+        if "ocr" not in columns:
+            self._db.execute("ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -126,7 +137,8 @@ class SQLiteStore(Store):
     def documents(self) -> list[DocumentInfo]:
         return [self._doc(r) for r in self._q(f"SELECT {self._DOC_COLS} FROM documents ORDER BY path")]
 
-    def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text) -> None:  # type: ignore[no-untyped-def]
+    def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text,  # type: ignore[no-untyped-def]
+                       page_words=()) -> None:
         vecs = np.ascontiguousarray(vectors, dtype=np.float32)
         with self._tx() as db:
             self._delete(db, info.path)
@@ -142,12 +154,14 @@ class SQLiteStore(Store):
             for c, h, kw in zip(chunks, text_hashes, keyword_text, strict=True):
                 cur = db.execute(
                     'INSERT INTO chunks(id, doc_id, ordinal, file, page, heading, text, start, "end", lang, '
-                    "row_first, row_last, tokens, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "row_first, row_last, tokens, text_hash, ocr) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (c.id, c.doc_id, c.ordinal, c.file, c.page, json.dumps(list(c.heading), ensure_ascii=False),
                      c.text, c.start, c.end, c.lang, c.rows[0] if c.rows else None,
-                     c.rows[1] if c.rows else None, c.tokens, h),
+                     c.rows[1] if c.rows else None, c.tokens, h, int(c.ocr)),
                 )
                 db.execute("INSERT INTO chunk_fts(rowid, tokens) VALUES(?, ?)", (cur.lastrowid, kw))
+            db.executemany("INSERT INTO page_words VALUES(?,?,?)",
+                           [(info.id, pw.page, json.dumps(pw.to_dict(), ensure_ascii=False)) for pw in page_words])
             self._bump(db)
 
     def remove_document(self, path_or_id: str) -> DocumentInfo | None:
@@ -220,12 +234,12 @@ class SQLiteStore(Store):
             marks = ",".join("?" * len(part))
             for r in self._q(
                 'SELECT rowid, id, doc_id, file, page, heading, text, start, "end", lang, ordinal, '
-                f"row_first, row_last, tokens FROM chunks WHERE rowid IN ({marks})", part
+                f"row_first, row_last, tokens, ocr FROM chunks WHERE rowid IN ({marks})", part
             ):
                 rows = (r[11], r[12]) if r[11] is not None else None
                 out[r[0]] = Chunk(id=r[1], doc_id=r[2], file=r[3], page=r[4], heading=tuple(json.loads(r[5])),
                                   text=r[6], start=r[7], end=r[8], lang=r[9], ordinal=r[10], rows=rows,
-                                  tokens=r[13])
+                                  tokens=r[13], ocr=bool(r[14]))
         return out
 
     def rowids_of(self, chunk_ids: Sequence[str]) -> dict[str, int]:
@@ -235,6 +249,10 @@ class SQLiteStore(Store):
     def page_text(self, doc_id: str, page: int) -> str | None:
         rows = self._q("SELECT text FROM pages WHERE doc_id=? AND number=?", (doc_id, page))
         return rows[0][0] if rows else None
+
+    def page_words(self, doc_id: str, page: int) -> PageWords | None:
+        rows = self._q("SELECT words_json FROM page_words WHERE doc_id=? AND page=?", (doc_id, page))
+        return PageWords.from_dict(json.loads(rows[0][0])) if rows else None
 
     def matching_documents(self, flt: Filter) -> set[str]:
         where, args = ["1=1"], []  # type: ignore[var-annotated]

@@ -59,6 +59,14 @@ async function refreshDocs() {
       <td>${d.chunks ?? "—"}</td>
       <td><button class="delete" data-id="${esc(d.id)}" data-file="${esc(d.file)}" title="削除 / Delete">削除 / Delete</button></td>
     </tr>`).join("");
+  const byId = Object.fromEntries(docs.map((d) => [d.id, d]));
+  for (const li of document.querySelectorAll("#uploads li[data-id]")) {  // each upload follows its document
+    const d = byId[li.dataset.id];
+    const msg = li.querySelector(".msg");
+    if (!d || li.dataset.already) continue;
+    msg.className = d.status === "failed" ? "msg small err" : "msg small muted";
+    msg.textContent = d.status === "failed" ? d.message : `送信済み / uploaded · ${STATUS[d.status] || d.status}`;
+  }
   if (docs.some((d) => d.status === "queued" || d.status === "indexing")) {
     pollTimer = setTimeout(refreshDocs, 1000);
   }
@@ -101,8 +109,9 @@ function upload(file) {
       bar.value = 100;
       msg.textContent = data.already_indexed
         ? "登録済み / already indexed"
-        : `送信しました — ${STATUS[data.status] || data.status} / uploaded`;
+        : `送信済み / uploaded · ${STATUS[data.status] || data.status}`;
       li.dataset.id = data.id;
+      if (data.already_indexed) li.dataset.already = "1";
     } else {
       fail(data && data.error ? `${data.error.message} (${data.error.code})` : `HTTP ${xhr.status}`);
     }

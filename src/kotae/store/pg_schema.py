@@ -1,0 +1,112 @@
+"""The PostgreSQL schema: numbered migrations recorded in a version table, applied under a lock."""
+from __future__ import annotations
+
+from typing import Any
+
+from kotae.errors import ConfigError, IndexMismatch
+
+# Advisory lock keys (pg_advisory_xact_lock takes a bigint). Writers hold GLOBAL shared; whole-index
+# operations (setting the vector dimension, re-embedding) hold it exclusively.
+MIGRATE_LOCK = 0x6B6F7461_0001
+GLOBAL_LOCK = 0x6B6F7461_0002
+MIN_PGVECTOR = (0, 5, 0)  # HNSW indexes arrived in pgvector 0.5.0
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+CREATE TABLE kotae_meta(key text PRIMARY KEY, value text NOT NULL);
+-- One row, updated in every writing transaction: the generation and the totals BM25 and the gate need.
+CREATE TABLE kotae_stats(
+  id int PRIMARY KEY CHECK (id = 1), generation bigint NOT NULL, chunks bigint NOT NULL,
+  keyword_tokens bigint NOT NULL, vector_sum vector);
+INSERT INTO kotae_stats VALUES (1, 0, 0, 0, NULL);
+CREATE TABLE documents(
+  id text PRIMARY KEY, path text NOT NULL UNIQUE, file text NOT NULL, kind text NOT NULL,
+  sha256 text NOT NULL, pages int NOT NULL, chunks int NOT NULL, lang text NOT NULL,
+  tags text[] NOT NULL DEFAULT '{}', warnings text[] NOT NULL DEFAULT '{}', indexed_at text NOT NULL,
+  vector_sum vector);
+CREATE INDEX documents_tags ON documents USING gin(tags);
+CREATE TABLE pages(
+  doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE, number int NOT NULL,
+  text text NOT NULL, PRIMARY KEY(doc_id, number));
+CREATE TABLE chunks(
+  rowid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE,
+  doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  ordinal int NOT NULL, file text NOT NULL, page int NOT NULL, heading text[] NOT NULL,
+  text text NOT NULL, start int NOT NULL, "end" int NOT NULL, lang text NOT NULL,
+  row_first int, row_last int, tokens int NOT NULL, text_hash text NOT NULL,
+  keywords tsvector NOT NULL, keyword_len int NOT NULL, embedding vector NOT NULL);
+CREATE INDEX chunks_doc ON chunks(doc_id);
+CREATE INDEX chunks_keywords ON chunks USING gin(keywords);
+CREATE TABLE embeddings(text_hash text PRIMARY KEY, vector vector NOT NULL);
+-- How many chunks hold each keyword term (BM25's document frequency), kept in step by every write.
+CREATE TABLE keyword_terms(term text PRIMARY KEY, chunks int NOT NULL);
+"""),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def migrate(conn: Any) -> int:
+    """Create or upgrade the schema in `conn`'s database; returns the version now in force."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+        _ensure_pgvector(conn)
+        conn.execute("CREATE TABLE IF NOT EXISTS kotae_schema("
+                     "version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        found = conn.execute("SELECT coalesce(max(version), 0) FROM kotae_schema").fetchone()[0]
+        if found > LATEST:
+            raise IndexMismatch(f"the database has kotae schema {found}, this kotae knows up to {LATEST}; "
+                                "upgrade kotae")
+        for version, sql in MIGRATIONS:
+            if version > found:
+                conn.execute(sql)
+                conn.execute("INSERT INTO kotae_schema(version) VALUES (%s)", (version,))
+    return LATEST
+
+
+def _ensure_pgvector(conn: Any) -> None:
+    import psycopg
+
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row is None:
+        try:
+            with conn.transaction():  # a savepoint: a refusal leaves the outer transaction usable
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.Error as e:
+            raise ConfigError(
+                f"pgvector is not enabled in this database and could not be ({e.diag.message_primary}); "
+                "run CREATE EXTENSION vector; as the database owner (pgvector ≥ 0.5 is required)"
+            ) from e
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    version = tuple(int(p) for p in row[0].split(".")[:3] if p.isdigit())
+    if version < MIN_PGVECTOR:
+        raise ConfigError(f"pgvector {row[0]} is too old: kotae needs ≥ 0.5.0 for HNSW indexes; "
+                          "run ALTER EXTENSION vector UPDATE;")
+
+
+def ensure_dimension(conn: Any, dim: int) -> None:
+    """Fix the embedding column to `dim` and build its HNSW index, once, before the first vector."""
+    if _dimension(conn) == dim:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (GLOBAL_LOCK,))
+        found = _dimension(conn)  # another writer may have done it while this one waited
+        if found == dim:
+            return
+        if found is not None:
+            raise IndexMismatch(f"the index holds {found}-dimensional vectors, not {dim}; "
+                                "re-embed it with: kotae reembed")
+        set_dimension(conn, dim)
+
+
+def set_dimension(conn: Any, dim: int) -> None:
+    """Inside a transaction holding GLOBAL_LOCK: retype the vector column, (re)build the HNSW index."""
+    conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
+    conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(dim)})")
+    conn.execute("CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)")
+    conn.execute("INSERT INTO kotae_meta VALUES ('dim', %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                 (str(dim),))
+
+
+def _dimension(conn: Any) -> int | None:
+    row = conn.execute("SELECT value FROM kotae_meta WHERE key = 'dim'").fetchone()
+    return int(row[0]) if row else None

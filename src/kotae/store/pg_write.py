@@ -1,0 +1,81 @@
+"""Writing on PostgreSQL: remove a document, keep term counts and index totals in step, fill the cache.
+
+Every writer takes row locks in one order (embedding hashes sorted, then terms sorted, then the one
+stats row), so concurrent writers queue rather than deadlock.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+class Totals:
+    """What a document adds to (or takes from) the index-wide counts."""
+
+    def __init__(self, chunks: int, tokens: int, terms: Counter[str], vector_sum: np.ndarray | None) -> None:
+        self.chunks, self.tokens, self.terms, self.vector_sum = chunks, tokens, terms, vector_sum
+
+
+def chunk_keys(conn: Any, doc_id: str) -> list[tuple[str, str]]:
+    return [tuple(r) for r in conn.execute(  # type: ignore[misc]
+        "SELECT id, text_hash FROM chunks WHERE doc_id = %s ORDER BY ordinal, rowid", (doc_id,))]
+
+
+def remove(conn: Any, path: str) -> Totals | None:
+    """Delete the document at `path` (pages and chunks cascade); return what it held."""
+    row = conn.execute("SELECT id, vector_sum FROM documents WHERE path = %s", (path,)).fetchone()
+    if row is None:
+        return None
+    doc_id, vector_sum = row
+    terms = Counter({t: int(n) for t, n in conn.execute(
+        "SELECT u.lexeme, count(*) FROM chunks c, unnest(c.keywords) u WHERE c.doc_id = %s GROUP BY 1", (doc_id,))})
+    n, tokens = conn.execute("SELECT count(*), coalesce(sum(keyword_len), 0) FROM chunks WHERE doc_id = %s",
+                             (doc_id,)).fetchone()
+    conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
+    return Totals(int(n), int(tokens), terms,
+                   None if vector_sum is None else array(vector_sum))
+
+
+def apply(conn: Any, added: Totals | None, removed: Totals | None) -> None:
+    """Bring term counts and index totals in step with a write; bump the generation (last: a hot row)."""
+    if added is None and removed is None:
+        return
+    delta = Counter(added.terms if added else {})
+    delta.subtract(removed.terms if removed else {})
+    changes = sorted((t, n) for t, n in delta.items() if n)  # one lock order for every writer
+    if changes:
+        conn.execute("INSERT INTO keyword_terms(term, chunks) SELECT t, n FROM unnest(%s::text[], %s::int[]) "
+                     "AS d(t, n) ORDER BY t ON CONFLICT (term) DO UPDATE SET chunks = keyword_terms.chunks + "
+                     "excluded.chunks", ([t for t, _ in changes], [n for _, n in changes]))
+        gone = [t for t, n in changes if n < 0]
+        if gone:
+            conn.execute("DELETE FROM keyword_terms WHERE term = ANY(%s) AND chunks <= 0", (gone,))
+    chunks = (added.chunks if added else 0) - (removed.chunks if removed else 0)
+    tokens = (added.tokens if added else 0) - (removed.tokens if removed else 0)
+    vec = vector_delta(added.vector_sum if added else None, removed.vector_sum if removed else None)
+    conn.execute("UPDATE kotae_stats SET generation = generation + 1, chunks = chunks + %s, "
+                 "keyword_tokens = keyword_tokens + %s, vector_sum = CASE WHEN %s::vector IS NULL THEN vector_sum "
+                 "WHEN vector_sum IS NULL THEN %s::vector ELSE vector_sum + %s::vector END",
+                 (chunks, tokens, vec, vec, vec))
+
+
+def vector_delta(add: np.ndarray | None, sub: np.ndarray | None) -> np.ndarray | None:
+    if add is None:
+        return None if sub is None else -sub
+    return add if sub is None or sub.shape != add.shape else add - sub
+
+
+def insert_embeddings(conn: Any, text_hashes: Sequence[str], vecs: np.ndarray) -> None:
+    """Add to the embedding cache; sorted, so concurrent writers lock shared hashes in one order."""
+    first = {h: i for i, h in reversed(list(enumerate(text_hashes)))}
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO embeddings VALUES (%s, %s) ON CONFLICT (text_hash) DO NOTHING",
+                        [(h, vecs[first[h]]) for h in sorted(first)])
+
+
+def array(v: Any) -> np.ndarray:
+    """A vector as read from the database (pgvector's Vector, or an array) as float32 numpy."""
+    return np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32)

@@ -1,0 +1,314 @@
+"""The PostgreSQL + pgvector store: the Store interface for many processes writing and reading at once.
+
+Each document is written in one transaction holding an advisory lock on its path (a second writer of
+the same file waits, then finds it done); unique constraints back the locks up. Dense search runs on an
+HNSW index (cosine) in the database; keyword search ranks with FTS5's BM25 over the same analysed terms
+as the SQLite store (see pg_keyword), so fusion sees the same ranks.
+"""
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kotae.errors import IndexMismatch
+from kotae.store import pg_keyword as kw
+from kotae.store import pg_schema
+from kotae.store.base import DenseMatrix, Filter, Store, register
+from kotae.store.pg_connect import Connections, redact
+from kotae.store.pg_write import Totals, apply, array, chunk_keys, insert_embeddings, remove
+from kotae.types import Chunk, DocumentInfo
+
+EF_SEARCH = 100  # HNSW candidate list; at least k (bench/postgres.py measures recall against exact search)
+EXACT_MAX = 20_000  # a filter admitting at most this many chunks is searched exactly, never approximately
+_RETRIES = 5  # a transaction chosen as a deadlock victim is retried (locks are taken in one order anyway)
+_DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
+_CHUNK_COLS = ('rowid, id, doc_id, file, page, heading, text, start, "end", lang, ordinal, row_first, row_last, '
+               "tokens")
+
+
+class PostgresStore(Store):
+    searches_vectors = True
+
+    def __init__(self, url: str) -> None:
+        self.location = redact(url)
+        self._pool = Connections(url)
+        with self._pool.connection() as conn:
+            pg_schema.migrate(conn)
+        self._pool.close()  # connections opened before the vector type existed cannot read vectors
+        self._pool.registered = True
+
+    def _rows(self, sql: str, args: Any = (), binary: bool = False) -> list[tuple[Any, ...]]:
+        with self._pool.connection() as conn:
+            return conn.execute(sql, args, binary=binary).fetchall()
+
+    # --- metadata -------------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM kotae_meta WHERE key = %s", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._rows("INSERT INTO kotae_meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value "
+                   "RETURNING key", (key, value))
+
+    def bind_model(self, model_id: str) -> None:
+        self._rows("INSERT INTO kotae_meta VALUES ('model', %s) ON CONFLICT DO NOTHING RETURNING key", (model_id,))
+        found = self.meta("model")
+        if found != model_id:
+            name, was = model_id.split("@", 1)[0], (found or "?").split("@", 1)[0]
+            raise IndexMismatch(
+                f"the index in {self.location} was built with {found}, not {model_id}; re-embed it with: "
+                f"kotae --database-url {self.location} --model {name} reembed (or pass --model {was})"
+            )
+
+    def generation(self) -> int:
+        return int(self._rows("SELECT generation FROM kotae_stats")[0][0])
+
+    def chunk_texts(self) -> list[tuple[int, str]]:
+        return [(int(r), t) for r, t in self._rows("SELECT rowid, text FROM chunks ORDER BY rowid")]
+
+    def replace_embeddings(self, model_id, rowids, text_hashes, vectors) -> None:  # type: ignore[no-untyped-def]
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.GLOBAL_LOCK,))  # no writer meanwhile
+            conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
+            conn.execute("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector")  # any dimension for now
+            conn.execute("DELETE FROM embeddings")
+            insert_embeddings(conn, text_hashes, vecs)
+            with conn.cursor() as cur:
+                cur.executemany("UPDATE chunks SET text_hash = %s, embedding = %s WHERE rowid = %s",
+                                [(h, vecs[i], int(r)) for i, (r, h) in enumerate(zip(rowids, text_hashes, strict=True))])
+            conn.execute("UPDATE documents d SET vector_sum = s.v FROM "
+                         "(SELECT doc_id, sum(embedding) AS v FROM chunks GROUP BY doc_id) s WHERE s.doc_id = d.id")
+            conn.execute("UPDATE kotae_stats SET vector_sum = (SELECT sum(embedding) FROM chunks), "
+                         "generation = generation + 1")
+            pg_schema.set_dimension(conn, vecs.shape[1])
+            conn.execute("INSERT INTO kotae_meta VALUES ('model', %s) "
+                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (model_id,))
+            conn.execute("DELETE FROM kotae_meta WHERE key = 'gate'")  # thresholds belong to the old model
+
+    # --- documents ------------------------------------------------------------------------------
+    @staticmethod
+    def _doc(row: tuple[Any, ...]) -> DocumentInfo:
+        id_, path, file, kind, sha, pages, chunks, lang, at, tags, warnings = row
+        return DocumentInfo(id_, path, file, kind, sha, pages, chunks, lang, at, tags=tuple(tags),
+                            warnings=tuple(warnings))
+
+    def document(self, path: str) -> DocumentInfo | None:
+        rows = self._rows(f"SELECT {_DOC_COLS} FROM documents WHERE path = %s OR id = %s", (path, path))
+        return self._doc(rows[0]) if rows else None
+
+    def documents(self) -> list[DocumentInfo]:
+        return [self._doc(r) for r in self._rows(f'SELECT {_DOC_COLS} FROM documents ORDER BY path COLLATE "C"')]
+
+    def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text) -> None:  # type: ignore[no-untyped-def]
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        found = [kw.terms(k) for k in keyword_text]
+        rows = [
+            (c.id, c.doc_id, c.ordinal, c.file, c.page, list(c.heading), c.text, c.start, c.end, c.lang,
+             c.rows[0] if c.rows else None, c.rows[1] if c.rows else None, c.tokens, h,
+             kw.tsvector_literal(t), len(t), vecs[i])
+            for i, (c, h, t) in enumerate(zip(chunks, text_hashes, found, strict=True))
+        ]
+        if len(rows) != len(vecs):
+            raise ValueError(f"{info.path}: {len(rows)} chunks but {len(vecs)} vectors")
+        vector_sum = vecs.sum(axis=0, dtype=np.float64).astype(np.float32) if len(rows) else None
+        if rows:
+            with self._pool.connection() as conn:
+                pg_schema.ensure_dimension(conn, vecs.shape[1])
+        added = Totals(len(rows), sum(len(t) for t in found), Counter(x for t in found for x in set(t)), vector_sum)
+
+        def write(conn: Any) -> None:
+            old = conn.execute("SELECT sha256, tags FROM documents WHERE path = %s", (info.path,)).fetchone()
+            same = old is not None and old[0] == info.sha256 and tuple(old[1]) == tuple(info.tags)
+            if same and chunk_keys(conn, info.id) == [(c.id, h) for c, h in zip(chunks, text_hashes, strict=True)]:
+                return  # another writer stored exactly this meanwhile: nothing changes
+            removed = remove(conn, info.path)
+            conn.execute(
+                f"INSERT INTO documents({_DOC_COLS}, vector_sum) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                (info.id, info.path, info.file, info.kind, info.sha256, info.pages, info.chunks, info.lang,
+                 info.indexed_at, list(info.tags), list(info.warnings), vector_sum))
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO pages VALUES (%s, %s, %s)",
+                                [(info.id, i + 1, t) for i, t in enumerate(pages)])
+            insert_embeddings(conn, text_hashes, vecs)
+            with conn.cursor().copy(
+                'COPY chunks (id, doc_id, ordinal, file, page, heading, text, start, "end", lang, row_first, '
+                "row_last, tokens, text_hash, keywords, keyword_len, embedding) FROM STDIN"
+            ) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            apply(conn, added, removed)
+
+        self._write(info.path, write)
+
+    def remove_document(self, path_or_id: str) -> DocumentInfo | None:
+        info = self.document(path_or_id)
+        if info is None:
+            return None
+        self._write(info.path, lambda conn: apply(conn, None, remove(conn, info.path)))
+        return info
+
+    def _write(self, path: str, body: Any) -> None:
+        """Run `body(conn)` in one transaction holding the writers' shared lock and the path's lock."""
+        from psycopg import errors
+
+        for attempt in range(_RETRIES):
+            try:
+                with self._pool.connection() as conn, conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (pg_schema.GLOBAL_LOCK,))
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ("kotae:" + path,))
+                    body(conn)
+                return
+            except (errors.DeadlockDetected, errors.SerializationFailure):
+                if attempt == _RETRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    # --- search support -------------------------------------------------------------------------
+    def cached_vectors(self, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        hashes = list(dict.fromkeys(text_hashes))
+        rows = self._rows("SELECT text_hash, vector FROM embeddings WHERE text_hash = ANY(%s)", (hashes,), binary=True)
+        return {h: array(v) for h, v in rows}
+
+    def dense_matrix(self) -> DenseMatrix:
+        rows = self._rows("SELECT rowid, doc_id, embedding FROM chunks ORDER BY rowid", binary=True)
+        if not rows:
+            return DenseMatrix(np.zeros(0, np.int64), np.zeros((0, 0), np.float32), np.zeros(0, object))
+        return DenseMatrix(np.array([r[0] for r in rows], dtype=np.int64),
+                           np.stack([array(r[2]) for r in rows]),
+                           np.array([r[1] for r in rows], dtype=object))
+
+    def dense_search(self, query: np.ndarray, k: int,
+                     doc_ids: set[str] | None = None) -> tuple[list[tuple[int, float]], float]:
+        """HNSW top-k (exact under a narrow filter), and the margin: top similarity minus the mean over the
+        searched chunks, which is query · (sum of their vectors) / count, the sums kept by every write."""
+        q = np.ascontiguousarray(query, dtype=np.float32)
+        if doc_ids is not None and not doc_ids:
+            return [], 0.0
+        with self._pool.connection() as conn, conn.transaction():
+            n_all, total = conn.execute("SELECT chunks, vector_sum FROM kotae_stats").fetchone()
+            n = n_all
+            if doc_ids is not None:
+                n, total = conn.execute("SELECT coalesce(sum(chunks), 0), sum(vector_sum) FROM documents "
+                                        "WHERE id = ANY(%s)", (sorted(doc_ids),)).fetchone()
+            if not n or total is None:
+                return [], 0.0
+            args = {"q": q, "k": k, "docs": sorted(doc_ids or ())}
+            if doc_ids is not None and n <= EXACT_MAX:
+                rows = _exact(conn, args)
+            else:
+                ef = min(1000, max(k, EF_SEARCH, math.ceil(k * n_all / n)))
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+                where = "" if doc_ids is None else "WHERE doc_id = ANY(%(docs)s)"
+                rows = conn.execute(f"SELECT rowid, 1 - (embedding <=> %(q)s) FROM chunks {where} "
+                                    "ORDER BY embedding <=> %(q)s LIMIT %(k)s", args).fetchall()
+                if doc_ids is not None and len(rows) < min(k, n):
+                    rows = _exact(conn, args)  # the filter left too few of the approximate candidates
+        hits = [(int(r), float(s)) for r, s in rows]
+        mean = float(q @ array(total)) / n
+        return hits, (hits[0][1] - mean) if hits else 0.0
+
+    def keyword_search(self, tokens, limit, doc_ids) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
+        terms = kw.query_terms(tokens)
+        if not terms or (doc_ids is not None and not doc_ids):
+            return []
+        with self._pool.connection() as conn:
+            n, total = conn.execute("SELECT chunks, keyword_tokens FROM kotae_stats").fetchone()
+            if not n:
+                return []
+            df = dict(conn.execute("SELECT term, chunks FROM keyword_terms WHERE term = ANY(%s)", (terms,)).fetchall())
+            args = {"terms": terms, "idf": kw.idf(n, df, terms), "tsquery": kw.tsquery_literal(terms),
+                    "k1": kw.K1, "b": kw.B, "avgdl": (total / n) or 1.0, "limit": limit,
+                    "docs": sorted(doc_ids or ())}
+            rows = conn.execute(kw.bm25_sql(doc_ids is not None), args).fetchall()
+        return [(int(r), float(s)) for r, s in rows]
+
+    def document_frequencies(self, tokens: Sequence[str]) -> tuple[dict[str, int], int]:
+        df = {t: 0 for t in tokens}
+        with self._pool.connection() as conn:
+            n = conn.execute("SELECT chunks FROM kotae_stats").fetchone()[0]
+            for t, c in conn.execute("SELECT term, chunks FROM keyword_terms WHERE term = ANY(%s)", (list(df),)):
+                df[t] = int(c)
+        return df, int(n)
+
+    def chunks(self, rowids: Sequence[int]) -> dict[int, Chunk]:
+        out: dict[int, Chunk] = {}
+        for r in self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE rowid = ANY(%s)", ([int(x) for x in rowids],)):
+            rows = (r[11], r[12]) if r[11] is not None else None
+            out[r[0]] = Chunk(id=r[1], doc_id=r[2], file=r[3], page=r[4], heading=tuple(r[5]), text=r[6],
+                              start=r[7], end=r[8], lang=r[9], ordinal=r[10], rows=rows, tokens=r[13])
+        return out
+
+    def rowids_of(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        return {cid: int(r) for r, cid in self._rows("SELECT rowid, id FROM chunks WHERE id = ANY(%s)",
+                                                     (list(chunk_ids),))}
+
+    def page_text(self, doc_id: str, page: int) -> str | None:
+        rows = self._rows("SELECT text FROM pages WHERE doc_id = %s AND number = %s", (doc_id, page))
+        return rows[0][0] if rows else None
+
+    def matching_documents(self, flt: Filter) -> set[str]:
+        where: list[str] = ["true"]
+        args: list[object] = []
+        if flt.file:
+            pattern = glob_regex(flt.file)
+            where.append("(file ~ %s OR path ~ %s OR path ~ %s)")
+            args += [pattern, pattern, glob_regex("*/" + flt.file)]
+        for column, value in (("kind", flt.kind), ("lang", flt.lang)):
+            if value:
+                where.append(f"{column} = %s")
+                args.append(value)
+        if flt.tags:
+            where.append("tags @> %s")
+            args.append(list(flt.tags))
+        if flt.since:
+            where.append('indexed_at >= %s COLLATE "C"')
+            args.append(flt.since)
+        if flt.until:
+            where.append('indexed_at < %s COLLATE "C"')
+            args.append(flt.until)
+        return {r[0] for r in self._rows(f"SELECT id FROM documents WHERE {' AND '.join(where)}", args)}
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _exact(conn: Any, args: dict[str, Any]) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = conn.execute(
+        "WITH c AS MATERIALIZED (SELECT rowid, embedding FROM chunks WHERE doc_id = ANY(%(docs)s)) "
+        "SELECT rowid, 1 - (embedding <=> %(q)s) FROM c ORDER BY embedding <=> %(q)s, rowid LIMIT %(k)s",
+        args).fetchall()
+    return rows
+
+
+def glob_regex(pattern: str) -> str:
+    """SQLite GLOB as an anchored POSIX regular expression (`*`, `?`, `[…]`, `[^…]`)."""
+    out, i = ["^"], 0
+    while i < len(pattern):
+        c = pattern[i]
+        close = pattern.find("]", i + 2) if c == "[" else -1
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif close > 0:
+            body = pattern[i + 1 : close]
+            neg = body.startswith("^")
+            out.append("[" + ("^" if neg else "") + body[neg:].replace("\\", "\\\\") + "]")
+            i = close
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out) + "$"
+
+
+@register("postgresql")
+@register("postgres")
+def _open(location: str) -> Store:
+    return PostgresStore(location)
