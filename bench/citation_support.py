@@ -1,8 +1,9 @@
 """Measure the citation-support signals that `kotae.answer.citations` thresholds.
 
 For each answerable golden question with a reference answer, every sentence of the reference answer is
-paired with each passage retrieved for the question (top 5, hybrid): pairs whose passage is on the
-evidence (the eval rule "either") are "supporting", the others "other". For each signal the script
+paired with each passage retrieved for the question (top 5, hybrid): pairs whose passage contains one of
+the question's must_contain phrases (the eval rule "phrase") are "supporting", the others "other". (The
+page rule would count other chunks of the evidence page as supporting; they mostly are not.) For each signal the script
 reports the distributions and, for candidate thresholds, the share of supporting pairs accepted and of
 other pairs (wrongly) accepted.
 
@@ -45,7 +46,7 @@ def pairs(index: str, golden: list[str]) -> list[dict]:
         cos = embedder.passages(sents) @ embedder.passages(texts).T
         nums = citations.numbers_present(sents, texts)
         on = [retrieval_metrics([Retrieved(h.chunk.file, h.chunk.page, h.chunk.text)], it.evidence,
-                                "either")["hit@1"] > 0 for h in hits]
+                                "phrase")["hit@1"] > 0 for h in hits]
         for i, s in enumerate(sents):
             for j in range(len(hits)):
                 out.append({"id": it.id, "sentence": s, "evidence": on[j], "lexical": float(lex[i, j]),
@@ -92,7 +93,8 @@ def main() -> None:
                    "pairs": rows}, f, ensure_ascii=False, indent=1)
     lines = ["# Citation support signals", "",
              "Reference-answer sentences of the sample golden sets against the top-5 passages retrieved for "
-             "their question (hybrid, e5-small). Supporting: the passage is on the evidence; other: it is not.",
+             "their question (hybrid, e5-small). Supporting: the passage contains a must_contain phrase of the "
+             "question; other: it does not.",
              f"Reproduce: `python bench/citation_support.py --index {args.index}`", "",
              "| pairs | n | lexical p25 / p50 / p75 | cosine p25 / p50 / p75 | numbers present |",
              "|---|---|---|---|---|"]

@@ -78,7 +78,7 @@ def pg_server():
     shutil.rmtree(parent, ignore_errors=True)
 
 
-def new_database(server) -> str:
+def new_pg_index(server) -> str:
     """The URL of a fresh, empty index on the test server: a schema of its own, first on the search path
     (as a deployment keeps one collection per schema); cheaper than a database per test."""
     import uuid
@@ -94,4 +94,4 @@ def new_database(server) -> str:
 @pytest.fixture
 def pg_url(pg_server) -> str:
     """The URL of an empty index of its own for one test."""
-    return new_database(pg_server)
+    return new_pg_index(pg_server)

@@ -182,3 +182,18 @@ def test_cli_filters_type_and_tag(docs, tmp_path, capsys):
     assert {s["file"] for s in json.loads(capsys.readouterr().out)["sources"]} == {"rules.md"}
     assert main(["--index", idx, "--model", "fake", "ask", "--json", "--tag", "hr", "--type", "csv", "交通費"]) == 0
     assert json.loads(capsys.readouterr().out)["sources"] == []  # nothing is both
+
+
+def test_keyword_weight_follows_keyword_coverage(docs, store, fake_embedder):
+    from kotae.search.searcher import SearchSettings
+
+    index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    plain = Searcher(store, fake_embedder, SearchSettings(adaptive_keyword_weight=False))
+    adaptive = Searcher(store, fake_embedder, SearchSettings(adaptive_keyword_weight=True))
+    # Every question word is in the best keyword hit: full keyword weight, same fusion as plain RRF.
+    q = "賃金 翌月 支払う"
+    assert [h.fused for h in adaptive.search(q).hits] == [h.fused for h in plain.search(q).hits]
+    # Only one of three rare words matches anywhere: the keyword side counts for less.
+    q = "賃金 ペンギン 火山"
+    a, p = adaptive.search(q).hits[0], plain.search(q).hits[0]
+    assert a.chunk.id == p.chunk.id and a.keyword_rank == 1 and a.fused < p.fused

@@ -8,8 +8,9 @@ import os
 
 import numpy as np
 import pytest
-from conftest import ROOT, SAMPLES, FakeEmbedder, new_database
 
+from conftest import ROOT, SAMPLES, FakeEmbedder, new_pg_index
+from kotae.cli import main
 from kotae.config import IndexSettings
 from kotae.errors import IndexMismatch
 from kotae.pipeline import index_paths
@@ -231,7 +232,7 @@ def corpus(tmp_path_factory):
 def both(corpus, pg_server, tmp_path_factory):
     """The same corpus indexed into each backend."""
     stores = {"sqlite": open_store(str(tmp_path_factory.mktemp("both") / "idx")),
-              "postgres": open_store(new_database(pg_server))}
+              "postgres": open_store(new_pg_index(pg_server))}
     for s in stores.values():
         report = index_paths(corpus, s, TieFreeEmbedder(), IndexSettings(tags=("all",)))
         assert report.ok and len(report.indexed) == 6
@@ -299,3 +300,69 @@ def test_a_split_token_is_terms_not_a_phrase(both):
     top = {k: both[k].chunks([rows[0][0]])[rows[0][0]].id for k, rows in got.items()}
     assert top["sqlite"] == top["postgres"]
     assert got["postgres"][0][1] > got["sqlite"][0][1]  # two idf terms where FTS5 has one phrase
+
+
+# --- the command line and migration ----------------------------------------------------------------
+def test_cli_database_url_and_its_environment_variable(pg_url, tmp_path, capsys, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rules.md").write_text(RULES, encoding="utf-8")
+    assert main(["--database-url", pg_url, "--model", "fake", "index", str(docs)]) == 0
+    out = capsys.readouterr().out
+    assert "indexed 1 file(s)" in out and "postgresql://" in out
+    monkeypatch.setenv("KOTAE_DATABASE_URL", pg_url)
+    assert main(["--model", "fake", "ask", "--json", "賃金はいつ支払われますか"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["sources"][0]["file"] == "rules.md" and "翌月25日" in result["answer"]
+    assert main(["--model", "fake", "list"]) == 0
+    assert "rules.md" in capsys.readouterr().out
+    assert main(["--index", str(tmp_path / "none"), "--model", "fake", "list"]) == 2  # an explicit --index wins
+    assert "no index at" in capsys.readouterr().err
+    assert main(["--model", "fake", "remove", "rules.md"]) == 0
+    assert open_store(pg_url).documents() == []
+
+
+def test_migrate_copies_everything_without_reembedding(corpus, pg_server, tmp_path, capsys):
+    src = str(tmp_path / "src")
+    sq = open_store(src)
+    index_paths(corpus, sq, TieFreeEmbedder(), IndexSettings(tags=("x",)))
+    sq.set_meta("gate", '{"min_margin": 0.05, "min_coverage": 0.3}')
+    url = new_pg_index(pg_server)
+    assert main(["--database-url", url, "migrate", "--from", src]) == 0
+    out = capsys.readouterr().out
+    assert "migrated 6 document(s) (" in out and "nothing re-embedded" in out
+    pg = open_store(url)
+    assert pg.documents() == sq.documents()  # every field, indexed_at and tags included
+    for key in ("model", "chunking", "contextual_prefix", "gate"):
+        assert pg.meta(key) == sq.meta(key), key
+
+    def by_id(store):
+        rows = [r for r, _ in store.chunk_texts()]
+        m = store.dense_matrix()
+        vec = dict(zip(m.rowids.tolist(), m.vectors, strict=True))
+        return {c.id: (c, vec[r]) for r, c in store.chunks(rows).items()}
+
+    got, want = by_id(pg), by_id(sq)
+    assert got.keys() == want.keys()
+    assert all(got[k][0] == want[k][0] and np.array_equal(got[k][1], want[k][1]) for k in want)
+    e = TieFreeEmbedder()
+    for q in ("賃金の支払日", "remote work"):
+        ids = [[h.chunk.id for h in Searcher(s, e).search(q, top_k=5).hits] for s in (sq, pg)]
+        assert ids[0] == ids[1]
+    assert e.embedded == 0  # only the queries were embedded
+
+    g = pg.generation()
+    assert main(["migrate", "--from", src, "--to", url]) == 0  # again: the same documents, nothing changes
+    assert pg.generation() == g and len(pg.chunk_texts()) == len(sq.chunk_texts())
+
+    other = new_pg_index(pg_server)
+    s = open_store(other)
+    s.bind_model("other@1/8")
+    s.close()
+    capsys.readouterr()
+    assert main(["migrate", "--from", src, "--to", other]) == 2
+    assert "holds an index built with other@1/8, not fake-weighted@1/256" in capsys.readouterr().err
+    assert main(["migrate", "--from", str(tmp_path / "nothing"), "--to", other]) == 2
+    assert "no index at" in capsys.readouterr().err
+    for s in (pg, sq):
+        s.close()

@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Sequence
 
-from kotae.cli_common import searcher_for, store_for
+from kotae.cli_common import resolve_index, searcher_for, store_for
 from kotae.config import DEFAULT_INDEX, DEFAULT_MODEL, ChunkSettings, IndexSettings
 from kotae.errors import DocumentError, KotaeError
 from kotae.types import Answer
@@ -16,6 +16,7 @@ from kotae.types import Answer
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    resolve_index(args)
     try:
         return int(args.run(args) or 0)
     except KotaeError as e:
@@ -29,7 +30,10 @@ def _parser() -> argparse.ArgumentParser:
     from kotae.answer.config import add_llm_args
 
     p = argparse.ArgumentParser(prog="kotae", description="Answers only from your documents, with citations.")
-    p.add_argument("--index", default=DEFAULT_INDEX, help="index directory (default %(default)s; $KOTAE_INDEX)")
+    p.add_argument("--index", help=f"index directory (default {DEFAULT_INDEX}; $KOTAE_INDEX)")
+    p.add_argument("--database-url", default=os.environ.get("KOTAE_DATABASE_URL"), metavar="URL",
+                   help="keep the index in PostgreSQL + pgvector instead: postgresql://USER:PASSWORD@HOST/DB "
+                        "($KOTAE_DATABASE_URL; an explicit --index wins)")
     p.add_argument("--model", default=DEFAULT_MODEL, help="embedding model (default %(default)s)")
     sub = p.add_subparsers(required=True, metavar="COMMAND")
 
@@ -74,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("reembed", help="re-embed the whole index with --model (files are not re-read)")
     c.set_defaults(run=cmd_reembed)
+
+    c = sub.add_parser("migrate", help="copy an index folder into PostgreSQL, embeddings included")
+    c.add_argument("--from", dest="source", default=None, metavar="DIR", help="the index folder (default --index)")
+    c.add_argument("--to", dest="target", default=None, metavar="URL",
+                   help="postgresql://… (default --database-url / $KOTAE_DATABASE_URL)")
+    c.set_defaults(run=cmd_migrate)
 
     c = sub.add_parser("calibrate", help="fit the abstention gate on a labelled golden set; store it")
     c.add_argument("golden", nargs="+")
@@ -154,7 +164,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     chunks = sum(d.chunks for d in report.indexed)
     print(f"indexed {len(report.indexed)} file(s) ({chunks} chunks), {len(report.skipped)} unchanged, "
           f"{len(report.failed)} failed" + (f", {len(missing)} path(s) not found" if missing else "")
-          + f" → {args.index}")
+          + f" → {store.location}")
     for p in missing:
         print(f"error: {p}: no such file or folder", file=sys.stderr)
     return 1 if report.failed or missing else 0
@@ -182,7 +192,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
         if len(matches) == 1:
             info = store.remove_document(matches[0].path)
     if info is None:
-        raise KotaeError(f"{target} is not in the index {args.index}; see kotae list")
+        raise KotaeError(f"{target} is not in the index {store.location}; see kotae list")
     print(f"removed {info.file} ({info.chunks} chunks)")
     return 0
 
@@ -278,6 +288,24 @@ def cmd_reembed(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from kotae.store import open_store
+    from kotae.store.migrate import migrate_index
+
+    source = args.source or (args.index if "://" not in args.index else DEFAULT_INDEX)
+    target_url = args.target or args.database_url
+    if not target_url:
+        raise KotaeError("migrate needs a target: pass --to postgresql://… or set $KOTAE_DATABASE_URL")
+    target = open_store(target_url)
+    try:
+        r = migrate_index(source, target)
+    finally:
+        target.close()
+    print(f"migrated {r.documents} document(s) ({r.chunks} chunks, {r.embeddings} embeddings, nothing re-embedded) "
+          f"from {source} → {target.location}")
+    return 0
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from kotae.eval import load_golden
     from kotae.eval.runner import gate_samples
@@ -294,7 +322,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     for name, st in (("before", before), ("after", stats)):
         print(f"{name}: abstains on {st.abstained}/{st.unanswerable} unanswerable (recall {st.recall:.2f}, "
               f"precision {st.precision:.2f}); refuses {st.false_refusals}/{st.answerable} answerable")
-    print(f"stored in {args.index}: min_margin={settings.min_margin:.4f} min_coverage={settings.min_coverage:.4f}")
+    print(f"stored in {searcher.store.location}: min_margin={settings.min_margin:.4f} min_coverage={settings.min_coverage:.4f}")
     return 0
 
 

@@ -9,6 +9,13 @@ from kotae.search import Searcher
 from kotae.store import Store
 
 
+def resolve_index(args: argparse.Namespace) -> None:
+    """Settle `args.index`: --index DIR if given, else --database-url / $KOTAE_DATABASE_URL, else the default."""
+    from kotae.config import DEFAULT_INDEX
+
+    args.index = args.index or getattr(args, "database_url", None) or DEFAULT_INDEX
+
+
 def store_for(args: argparse.Namespace, must_exist: bool = True) -> Store:
     from kotae.store import open_store
 

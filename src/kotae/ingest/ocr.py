@@ -14,14 +14,19 @@ Which pages (`needs_ocr`, pure, over the page's text, area and ink):
   hold ~560. A sparse page keeps its layer unless OCR reads more characters.
 
 How (measured with bench/ocr.py; README "OCR" has the tables):
-- resolution DPI=300: at 150/200/300 dpi the generated pages read equally well (CER 0–2%), but the
-  real dense pages (pdfminer ja/kampo.pdf, 8-pt vertical text) lose characters below 300 dpi;
+- resolution DPI=200: the generated test pages (8–14 pt) read the same at 150, 200 and 300 dpi (CER 0%,
+  1.8% for 9-pt vertical text), so the real pages decide. Order-free character error against their own
+  text layer, 150/200/300 dpi: pdfminer ja/kampo.pdf (dense vertical text) 5.3/2.7/10.0%, jo.pdf
+  (vertical) 2.4/3.4/2.8%, nlp2004slides.pdf (12 slides) 25.8/21.3/35.4%. 300 dpi is both slower and
+  worse (tesseract's models are trained on text ~30 px high), 200 is the best overall;
 - languages: one pass with "jpn+jpn_vert" under page segmentation mode 3. Tesseract's layout analysis
   finds vertical blocks and the vertical model reads them, so horizontal Japanese, vertical Japanese
   and a page mixing both (a horizontal title over vertical columns) need no separate choice; measured,
   the pair reads each kind as well as the best single model (jpn alone misreads vertical text
-  entirely, CER ~97%). A page that comes out mostly Latin is read again with "eng" (jpn reads English
-  at ~1.3% CER, eng at 0%) and the pass with the higher mean confidence is kept;
+  entirely, CER 98%; jpn_vert misreads horizontal, 98%). A page that comes out mostly Latin is read
+  again with "eng" (the pair reads English at 1.8% CER, eng at 0%) and the pass with the higher mean
+  confidence is kept. OSD (--psm 0) was not used: it names the script but not the writing direction,
+  and costs about as much as a pass;
 - PSM 3 (fully automatic layout) keeps reading order: blocks top to bottom, vertical columns right
   to left. PSM 5 (one vertical block) and 6 (one horizontal block) lose it on multi-block pages;
 - parallel: one tesseract process per core, each limited to one thread (OMP_THREAD_LIMIT=1): pages
@@ -140,8 +145,8 @@ def find_engine(cmd: str) -> Engine | str:
     if not japanese and not english:
         return f"tesseract has none of the {', '.join((*JAPANESE, ENGLISH))} language data"
     missing = [lang for lang in (*JAPANESE, ENGLISH) if lang not in langs]
-    notes = (f"tesseract lacks the {', '.join(missing)} language data, so such text is misread; "
-             f"install it: {INSTALL}",) if missing else ()
+    note = f"tesseract lacks the {', '.join(missing)} language data, so such text is misread; install it: {INSTALL}"
+    notes = (note,) if missing else ()
     return Engine(cmd, "+".join(japanese) or ENGLISH, english if japanese else None, notes)
 
 
@@ -194,7 +199,8 @@ def assemble(rows: Iterable[tuple[tuple[int, int, int], str, float, tuple[int, i
     return OcrPage("".join(parts), tuple(words), lang, mean, width, height)
 
 
-def _tesseract(image, engine: Engine, lang: str) -> OcrPage:  # type: ignore[no-untyped-def]
+def read_pass(image, engine: Engine, lang: str) -> OcrPage:  # type: ignore[no-untyped-def]
+    """One tesseract pass over a PIL image with languages `lang` ("jpn+jpn_vert", "eng", …)."""
     import pytesseract
 
     pytesseract.pytesseract.tesseract_cmd = engine.cmd
@@ -218,9 +224,9 @@ def latin_share(text: str) -> float:
 def recognise(image, engine: Engine) -> OcrPage:  # type: ignore[no-untyped-def]
     """Read one page image: the Japanese pass, and the English one too when the page looks Latin."""
     image = image.convert("L")
-    page = _tesseract(image, engine, engine.first)
+    page = read_pass(image, engine, engine.first)
     if engine.english and latin_share(page.text) >= LATIN_SHARE:
-        english = _tesseract(image, engine, engine.english)
+        english = read_pass(image, engine, engine.english)
         if english.confidence > page.confidence:
             return english
     return page

@@ -14,8 +14,8 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from kotae.errors import DocumentError, EncryptedDocument
 from kotae.ingest import clean
 from kotae.ingest.headings import classify_lines
-from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.layout import sections_from_lines
+from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 

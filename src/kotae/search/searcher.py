@@ -29,6 +29,9 @@ class SearchSettings:
     rrf_k: int = 60
     dense_weight: float = 1.0
     keyword_weight: float = 1.0
+    # Scale the keyword weight per query by the keyword coverage of its best keyword hits (measured on
+    # the sample golden sets: MRR@10 0.811 → 0.828, nDCG@10 0.840 → 0.858; see README).
+    adaptive_keyword_weight: bool = True
     rerank_candidates: int = 30  # top-N fused hits the reranker rescores (mode hybrid+rerank)
     gate: GateSettings = field(default_factory=GateSettings)
 
@@ -98,6 +101,15 @@ class Searcher:
         keyword = self.store.keyword_search(qtokens, n, doc_ids)
         t["keyword"] = _ms(t1)
 
+        terms = list(dict.fromkeys(qtokens))
+        df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
+        kw_weight = s.keyword_weight
+        if s.adaptive_keyword_weight and mode != "keyword":
+            # Trust keyword ranks as far as the best keyword hits contain the question's rare words:
+            # a paraphrase matching only common words (する, いつ, お金) should not pull noise up.
+            top_kw = self.store.chunks([r for r, _ in keyword[:3]])
+            kw_weight *= coverage(terms, [analyze(c.text) for c in top_kw.values()], df, n_chunks)
+
         sim = dict(dense)
         bm = dict(keyword)
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
@@ -109,7 +121,7 @@ class Searcher:
             ranked = keyword
         else:  # hybrid, hybrid+rerank
             ranked = rrf({"dense": [r for r, _ in dense], "keyword": [r for r, _ in keyword]}, k=s.rrf_k,
-                         weights={"dense": s.dense_weight, "keyword": s.keyword_weight})
+                         weights={"dense": s.dense_weight, "keyword": kw_weight})
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
@@ -130,7 +142,7 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(qtokens, dense, margin, hits)
+        gate = self._gate(terms, df, n_chunks, dense, margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
@@ -144,11 +156,9 @@ class Searcher:
         rescored = {r: float(x) for (r, _), x in zip(pool, scores, strict=True)}
         return sorted(pool, key=lambda p: -rescored[p[0]]) + ranked[n:], rescored
 
-    def _gate(self, qtokens: list[str], dense: list[tuple[int, float]], margin: float,
-              hits: list[Hit]) -> GateDecision:
+    def _gate(self, terms: list[str], df: dict[str, int], n_chunks: int, dense: list[tuple[int, float]],
+              margin: float, hits: list[Hit]) -> GateDecision:
         top_sim = dense[0][1] if dense else 0.0
-        terms = list(dict.fromkeys(qtokens))
-        df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
         cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
         return decide(top_sim, margin, cov, self.gate_settings())
 

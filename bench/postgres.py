@@ -1,0 +1,256 @@
+"""PostgreSQL + pgvector against the embedded SQLite store: ingest, query latency, HNSW recall, size on disk.
+
+    nice -n 10 python bench/postgres.py [--sizes 10000,100000] [--queries 60] [--database-url URL]
+
+The corpus is latency.py's: chunk texts made of sample sentences (Japanese and English, so the keyword
+index has realistic vocabulary and posting lists), random unit vectors as embeddings, written through
+`Store.write_document` in documents of 1,000 chunks, so ingest is the real per-document transaction
+(PostgreSQL: COPY, term counts, HNSW inserts). Queries are golden-set questions embedded once with the
+real model; the query-embedding time is left out (it is the same for both stores). PostgreSQL runs
+from the `pgserver` package with its defaults plus synchronous_commit=off (the SQLite store's
+synchronous=NORMAL also skips the flush per commit), or at --database-url (a fresh schema is made there).
+
+Recall@10 of the HNSW index is measured against exact search (numpy over all vectors) for two query sets:
+the golden questions (random corpus vectors have no true near neighbour: the hardest case for HNSW) and
+corpus vectors with noise added (each query has a near neighbour, as real questions usually do), at
+several hnsw.ef_search values; kotae uses max(k, 100), and k is 50 in search (the fusion candidates).
+The 1M-chunk line is an extrapolation from the 10k and 100k runs; the JSON names the numbers it uses.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+import uuid
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import machine, write  # noqa: E402
+from latency import ROOT, build, sentences  # noqa: E402
+
+from kotae.embed import get_embedder  # noqa: E402
+from kotae.embed.base import Embedder  # noqa: E402
+from kotae.eval import load_golden  # noqa: E402
+from kotae.eval.metrics import percentile  # noqa: E402
+from kotae.search import Searcher  # noqa: E402
+from kotae.store import open_store, postgres  # noqa: E402
+from kotae.store.sqlite import DB_NAME  # noqa: E402
+
+MODES = ("dense", "keyword", "hybrid")
+EF_VALUES = (40, 100, 200)
+
+
+class Precomputed(Embedder):
+    """Hands back query vectors embedded beforehand (the bench times retrieval, not the model)."""
+
+    name, version = "bench", "1"
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+        self.dim = len(next(iter(vectors.values())))
+
+    def embed_batch(self, texts, kind):  # type: ignore[no-untyped-def]
+        return np.stack([self.vectors[t] for t in texts])
+
+    def count_tokens(self, text: str) -> int:
+        return len(text)
+
+
+def start_postgres(tmp: str) -> str:
+    import pgserver
+
+    server = pgserver.get_server(os.path.join(tmp, "pgdata"), cleanup_mode="delete")
+    server.psql("CREATE EXTENSION IF NOT EXISTS vector; ALTER SYSTEM SET synchronous_commit = off; "
+                "ALTER SYSTEM SET maintenance_work_mem = '1GB'; SELECT pg_reload_conf();")
+    return server.get_uri()
+
+
+def fresh_schema(url: str) -> str:
+    import psycopg
+
+    name = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}")
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options=-csearch_path%3D{name},public"
+
+
+def pg_sizes(store) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """MB on disk per part of the index (tables with their TOAST, and each index)."""
+    rows = store._rows(
+        "SELECT c.relname, c.relkind, pg_total_relation_size(c.oid) FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r','i')")
+    tables = {name: size for name, kind, size in rows if kind == "r"}
+    indexes = {name: size for name, kind, size in rows if kind == "i"}
+    mb = 1024 * 1024
+    return {"total_mb": round(sum(tables.values()) / mb, 1),
+            "chunks_heap_mb": round((tables["chunks"] - sum(v for k, v in indexes.items() if k.startswith("chunks"))) / mb, 1),
+            "hnsw_mb": round(indexes.get("chunks_embedding_hnsw", 0) / mb, 1),
+            "gin_mb": round(indexes.get("chunks_keywords", 0) / mb, 1),
+            "embedding_cache_mb": round(tables["embeddings"] / mb, 1)}
+
+
+def query_latency(store, embedder: Precomputed, questions: list[str]) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    searcher = Searcher(store, embedder)
+    searcher.search("warm up")  # SQLite: loads the matrix
+    out = {}
+    for mode in MODES:
+        stages: dict[str, list[float]] = {}
+        for q in questions:
+            for k, v in searcher.search(q, mode=mode, top_k=10).timings_ms.items():
+                stages.setdefault(k, []).append(v)
+        out[mode] = {"p50_ms": round(percentile(stages["search"], 50), 2),
+                     "p95_ms": round(percentile(stages["search"], 95), 2),
+                     "dense_p50_ms": round(percentile(stages["dense"], 50), 2),
+                     "keyword_p50_ms": round(percentile(stages["keyword"], 50), 2)}
+    return out
+
+
+def hnsw_recall(store, queries: dict[str, np.ndarray], k: int = 10) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    """recall@k of the HNSW search against exact search, and its latency, per ef_search and query set."""
+    m = store.dense_matrix()
+    out: dict[str, dict[str, float]] = {}
+    default = postgres.EF_SEARCH
+    try:
+        for ef in EF_VALUES:
+            postgres.EF_SEARCH = ef
+            for name, qs in queries.items():
+                hits, times = 0, []
+                for q in qs:
+                    exact = set(m.rowids[np.argsort(-(m.vectors @ q), kind="stable")[:k]].tolist())
+                    t0 = time.perf_counter()
+                    got, _ = store.dense_search(q, k)
+                    times.append((time.perf_counter() - t0) * 1000)
+                    hits += len(exact & {r for r, _ in got})
+                out[f"{name}@ef{ef}"] = {"recall_at_10": round(hits / (k * len(qs)), 4),
+                                         "p50_ms": round(percentile(times, 50), 2)}
+    finally:
+        postgres.EF_SEARCH = default
+    return out
+
+
+def rebuild_hnsw_s(store) -> float:  # type: ignore[no-untyped-def]
+    """Seconds to build the HNSW index from scratch (as after a bulk load), for comparison with ingest."""
+    with store._pool.connection() as conn:
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        t0 = time.perf_counter()
+        conn.execute("REINDEX INDEX chunks_embedding_hnsw")
+        return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--queries", type=int, default=60)
+    ap.add_argument("--database-url", help="an existing PostgreSQL with pgvector (default: start pgserver)")
+    args = ap.parse_args()
+    e5 = get_embedder("e5-small")
+    questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")
+                 for it in load_golden(os.path.join(ROOT, "samples", g))][: args.queries]
+    embedder = Precomputed({q: e5.query(q) for q in questions + ["warm up"]})
+    pool = sentences()
+    results: dict[str, dict] = {}  # type: ignore[type-arg]
+    with tempfile.TemporaryDirectory(prefix="kotae-bench-") as tmp:
+        base_url = args.database_url or start_postgres(tmp)
+        for n in (int(x) for x in args.sizes.split(",")):
+            row: dict[str, dict] = {}  # type: ignore[type-arg]
+            for backend in ("sqlite", "postgres"):
+                where = os.path.join(tmp, f"sqlite-{n}") if backend == "sqlite" else fresh_schema(base_url)
+                store = open_store(where)
+                store.bind_model(embedder.model_id)
+                t0 = time.perf_counter()
+                build(store, n, embedder.dim, pool, random.Random(n))
+                ingest_s = time.perf_counter() - t0
+                r: dict = {"ingest_s": round(ingest_s, 1), "ingest_chunks_per_s": round(n / ingest_s)}  # type: ignore[type-arg]
+                if backend == "sqlite":
+                    files = [os.path.join(where, f) for f in os.listdir(where) if f.startswith(DB_NAME)]
+                    r["size"] = {"total_mb": round(sum(os.path.getsize(f) for f in files) / 1024 / 1024, 1)}
+                else:
+                    r["size"] = pg_sizes(store)
+                r["latency"] = query_latency(store, embedder, questions)
+                if backend == "postgres":
+                    rng = np.random.default_rng(n)
+                    m = store.dense_matrix()
+                    near = m.vectors[rng.choice(len(m.vectors), len(questions), replace=False)]
+                    near = near + rng.standard_normal(near.shape).astype(np.float32) * (0.5 / np.sqrt(near.shape[1]))
+                    near /= np.linalg.norm(near, axis=1, keepdims=True)
+                    r["recall"] = hnsw_recall(store, {"golden": [embedder.vectors[q] for q in questions],
+                                                      "near": list(near)})
+                    r["hnsw_rebuild_s"] = round(rebuild_hnsw_s(store), 1)
+                store.close()
+                row[backend] = r
+                print(n, backend, r, flush=True)
+            results[str(n)] = row
+    payload = {"settings": {**vars(args), "ef_search_default": postgres.EF_SEARCH, "exact_max": postgres.EXACT_MAX,
+                            "hnsw": "m=16, ef_construction=64 (pgvector defaults), cosine"},
+               "machine": machine(), "results": results, "extrapolation_1m": extrapolate(results)}
+    write("postgres", payload, markdown(payload))
+    return 0
+
+
+def extrapolate(results: dict[str, dict]) -> dict[str, object]:  # type: ignore[type-arg]
+    """1M chunks from the two largest runs: size linear in n; per-chunk ingest cost growing as it did from
+    the smaller to the larger run, once more; latency growing by the same factor per tenfold."""
+    sizes = sorted(int(n) for n in results)
+    if len(sizes) < 2:
+        return {}
+    a, b = sizes[-2], sizes[-1]
+    steps = np.log10(1_000_000 / b) / np.log10(b / a)
+    pa, pb = results[str(a)]["postgres"], results[str(b)]["postgres"]
+    slow = (pb["ingest_s"] / b) / (pa["ingest_s"] / a)  # per-chunk ingest cost growth per step
+    per_chunk_s = pb["ingest_s"] / b * slow ** steps
+    out: dict[str, object] = {"from_sizes": [a, b], "tenfold_steps": round(float(steps), 2),
+                              "ingest_cost_growth_per_step": round(slow, 2),
+                              "postgres_ingest_h": round(per_chunk_s * 1_000_000 / 3600, 2),
+                              "postgres_size_gb": round(pb["size"]["total_mb"] * 1_000_000 / b / 1024, 1),
+                              "sqlite_size_gb": round(results[str(b)]["sqlite"]["size"]["total_mb"] * 1_000_000 / b / 1024, 1)}
+    for backend in ("sqlite", "postgres"):
+        for mode in MODES:
+            la, lb = (results[str(s)][backend]["latency"][mode]["p50_ms"] for s in (a, b))
+            out[f"{backend}_{mode}_p50_ms"] = round(lb * (lb / la) ** steps, 1)
+    return out
+
+
+def markdown(p: dict) -> str:  # type: ignore[type-arg]
+    res = p["results"]
+    lines = [f"SQLite vs PostgreSQL {p['results'] and ''}(pgvector HNSW). Machine: {p['machine']['cpu']}, "
+             f"{p['machine']['cores']} cores. Retrieval latency excludes query embedding; top_k 10, "
+             f"{p['settings']['queries']} golden-set questions; synthetic corpus (sample sentences, random vectors).",
+             "", "| chunks | store | ingest chunks/s | size MB | dense p50 | keyword p50 | hybrid p50 / p95 |",
+             "|---|---|---|---|---|---|---|"]
+    for n, row in res.items():
+        for backend, r in row.items():
+            lat = r["latency"]
+            lines.append(f"| {int(n):,} | {backend} | {r['ingest_chunks_per_s']:,} | {r['size']['total_mb']} | "
+                         f"{lat['dense']['p50_ms']} | {lat['keyword']['p50_ms']} | "
+                         f"{lat['hybrid']['p50_ms']} / {lat['hybrid']['p95_ms']} |")
+    lines += ["", "HNSW recall@10 against exact search (dense_search, k = 10), and its p50 latency in ms:", "",
+              "| chunks | queries | " + " | ".join(f"ef_search {ef}" for ef in EF_VALUES) + " |",
+              "|---|---|" + "---|" * len(EF_VALUES)]
+    for n, row in res.items():
+        rec = row["postgres"]["recall"]
+        for name in ("golden", "near"):
+            cells = [f"{rec[f'{name}@ef{ef}']['recall_at_10']:.3f} ({rec[f'{name}@ef{ef}']['p50_ms']} ms)"
+                     for ef in EF_VALUES]
+            lines.append(f"| {int(n):,} | {name} | " + " | ".join(cells) + " |")
+    lines += ["", "PostgreSQL size by part (MB): " + "; ".join(
+        f"{int(n):,}: " + ", ".join(f"{k[:-3]} {v}" for k, v in row["postgres"]["size"].items()) +
+        f", HNSW rebuilt from scratch in {row['postgres']['hnsw_rebuild_s']} s" for n, row in res.items())]
+    x = p.get("extrapolation_1m")
+    if x:
+        lines += ["", f"**1M chunks, extrapolated** from the {x['from_sizes'][0]:,} and {x['from_sizes'][1]:,} runs "
+                  f"(size linear; per-chunk ingest cost ×{x['ingest_cost_growth_per_step']} per tenfold, as measured; "
+                  "latency growing per tenfold as it did between the two runs): PostgreSQL ingest "
+                  f"≈ {x['postgres_ingest_h']} h, {x['postgres_size_gb']} GB on disk (SQLite {x['sqlite_size_gb']} GB); "
+                  "p50 ms dense / keyword / hybrid: SQLite "
+                  f"{x['sqlite_dense_p50_ms']} / {x['sqlite_keyword_p50_ms']} / {x['sqlite_hybrid_p50_ms']}, PostgreSQL "
+                  f"{x['postgres_dense_p50_ms']} / {x['postgres_keyword_p50_ms']} / {x['postgres_hybrid_p50_ms']}."]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
