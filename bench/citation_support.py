@@ -41,7 +41,7 @@ def pairs(index: str, golden: list[str]) -> list[dict]:
             continue
         hits = searcher.search(it.question, top_k=5).hits
         sents = [it.answer[a:b] for a, b in split_sentences(it.answer)]
-        texts = [h.chunk.text for h in hits]
+        texts = [" › ".join(h.chunk.heading) + "\n" + h.chunk.text for h in hits]  # as kotae.answer.generate
         lex = citations.lexical([analyze(s) for s in sents], [analyze(t) for t in texts])
         cos = embedder.passages(sents) @ embedder.passages(texts).T
         nums = citations.numbers_present(sents, texts)
@@ -92,9 +92,9 @@ def main() -> None:
                                                            "accept_other": round(chosen[1], 3)},
                    "pairs": rows}, f, ensure_ascii=False, indent=1)
     lines = ["# Citation support signals", "",
-             "Reference-answer sentences of the sample golden sets against the top-5 passages retrieved for "
+             ("Reference-answer sentences of the sample golden sets against the top-5 passages retrieved for "
              "their question (hybrid, e5-small). Supporting: the passage contains a must_contain phrase of the "
-             "question; other: it does not.",
+             "question; other: it does not."),
              f"Reproduce: `python bench/citation_support.py --index {args.index}`", "",
              "| pairs | n | lexical p25 / p50 / p75 | cosine p25 / p50 / p75 | numbers present |",
              "|---|---|---|---|---|"]
@@ -105,8 +105,8 @@ def main() -> None:
               "| L | C | supporting accepted | other accepted |", "|---|---|---|---|"]
     lines += [f"| {g['lexical_min']} | {g['cosine_min']} | {g['accept_supporting']} | {g['accept_other']} |"
               for g in grid]
-    lines += ["", f"Chosen: LEXICAL_MIN = {citations.LEXICAL_MIN}, COSINE_MIN = {citations.COSINE_MIN}: "
-                  f"{chosen[0]:.3f} of supporting pairs accepted, {chosen[1]:.3f} of other pairs.", ""]
+    lines += ["", (f"Chosen: LEXICAL_MIN = {citations.LEXICAL_MIN}, COSINE_MIN = {citations.COSINE_MIN}: "
+                  f"{chosen[0]:.3f} of supporting pairs accepted, {chosen[1]:.3f} of other pairs."), ""]
     with open(args.out + ".md", "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))

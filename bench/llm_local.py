@@ -89,11 +89,14 @@ def check_model(path: str) -> None:
 
 # --- the run ----------------------------------------------------------------------------------------------
 def subset(items: list[Any], limit: int | None) -> list[Any]:
-    """Every k-th question of a set, so a short run keeps the mix of categories; deterministic."""
-    if not limit or limit >= len(items):
+    """Every k-th answerable question of a set (keeping the mix of categories) and all the unanswerable
+    ones (the gate refuses most before any LLM call, so they are cheap); deterministic, in file order."""
+    answerable = [it for it in items if it.answerable]
+    if not limit or limit >= len(answerable):
         return items
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
+    step = len(answerable) / limit
+    keep = {answerable[int(i * step)].id for i in range(limit)}
+    return [it for it in items if it.id in keep or not it.answerable]
 
 
 def lenient_correct(answer: str, phrases: tuple[str, ...]) -> bool:
@@ -201,7 +204,8 @@ def markdown(p: dict[str, Any]) -> str:
             ("citation validity (cited passages on evidence pages)", "citation_valid")]
     out = [f"# Local LLM vs extractive answers ({s['model']})", "",
            f"{s['questions']} questions from {', '.join(s['golden'])}"
-           + (f" (every k-th, {s['limit_per_set']} per set)" if s["limit_per_set"] else "")
+           + (f" (every k-th answerable question, {s['limit_per_set']} per set, and all unanswerable ones)"
+              if s["limit_per_set"] else "")
            + f"; llama-cpp-python {s['llama_cpp_python']}, n_ctx {s['n_ctx']}, max_tokens {s['max_tokens']}, "
              f"temperature {s['temperature']}, {s['answer_k']} passages per prompt; {s['machine']}; "
              f"index {s['index_version']}.", f"Reproduce: `{s['command']}`", "",
@@ -240,7 +244,8 @@ def main() -> None:
     r.add_argument("--model", required=True, help="the assembled .gguf")
     r.add_argument("--golden", nargs="+", default=[os.path.join(ROOT, "samples", f"golden-{x}.jsonl")
                                                   for x in ("ja", "en")])
-    r.add_argument("--limit", type=int, help="questions per golden set (every k-th); default all")
+    r.add_argument("--limit", type=int, help="answerable questions per golden set (every k-th; all the "
+                                             "unanswerable ones are kept); default all")
     r.add_argument("--answer-k", type=int, default=5, help="passages per prompt (default %(default)s)")
     r.add_argument("--context", type=int, default=4096)
     r.add_argument("--max-tokens", type=int, default=200)

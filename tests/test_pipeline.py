@@ -197,3 +197,15 @@ def test_keyword_weight_follows_keyword_coverage(docs, store, fake_embedder):
     q = "賃金 ペンギン 火山"
     a, p = adaptive.search(q).hits[0], plain.search(q).hits[0]
     assert a.chunk.id == p.chunk.id and a.keyword_rank == 1 and a.fused < p.fused
+
+
+def test_extractive_sentences_drop_swallowed_title_lines():
+    from kotae.answer.extractive import candidates
+
+    got = candidates(["Meal allowance\nThe daily meal allowance on business trips is 3,000 yen.\n"])
+    assert [c.text for c in got] == ["The daily meal allowance on business trips is 3,000 yen."]
+    # A wrapped line inside a sentence is kept (it ends a long line, not a short title).
+    long = "Employees who travel on company business for more than eight hours a day may claim\nthe allowance."
+    assert candidates([long])[0].text == long.replace("\n", " ")
+    wrapped = "賃金は、毎月末日に締め切り、翌月25日に\n支払う。"
+    assert candidates([wrapped])[0].text == "賃金は、毎月末日に締め切り、翌月25日に支払う。"

@@ -19,7 +19,7 @@ from kotae.search.analyze import analyze
 from kotae.search.dense import DenseIndex
 from kotae.store import Filter, open_store
 from kotae.store.pg_keyword import terms
-from kotae.types import Chunk, DocumentInfo
+from kotae.types import Chunk, DocumentInfo, PageWords, Word
 
 BACKENDS = ["sqlite", "postgres"]
 
@@ -43,7 +43,7 @@ def _doc(path="/d/a.txt", file="a.txt", n=2, kind="text", tags=(), when="2026-01
                         lang="en", indexed_at=when, tags=tags)
     chunks = [Chunk(id=f"{file}-{i}", doc_id=info.id, file=file, page=1, heading=("H", "h2"),
                     text=f"text {i} {file}", start=0, end=5, lang="en", ordinal=i, rows=(i + 1, i + 2) if i else None,
-                    tokens=7) for i in range(n)]
+                    tokens=7, ocr=i == 1) for i in range(n)]
     vecs = np.eye(n, dim, dtype=np.float32)
     return info, chunks, vecs
 
@@ -72,6 +72,17 @@ def test_write_read_and_keyword(store):
     assert store.page_text("id-a.txt", 2) == "page two" and store.page_text("id-a.txt", 3) is None
     assert store.document("id-a.txt") == store.document("/d/a.txt") == store.documents()[0]
     assert store.rowids_of(["a.txt-1"]) == {"a.txt-1": hits[0][0]}
+    assert store.page_words("id-a.txt", 1) is None
+
+
+def test_ocr_word_boxes_round_trip_and_go_with_their_document(store):
+    words = PageWords(2, 595.0, 842.0, "pt", "jpn+eng", (Word("賃金", 0, 2, 10.0, 20.0, 40.5, 32.0),
+                                                          Word("pay", 3, 6, 45.0, 20.0, 70.0, 32.0)))
+    info, chunks, vecs = _doc()
+    store.write_document(info, ["p1", "賃金 pay"], chunks, ["h0", "h1"], vecs, ["a", "b"], [words])
+    assert store.page_words("id-a.txt", 2) == words and store.page_words("id-a.txt", 1) is None
+    store.remove_document(info.path)
+    assert store.page_words("id-a.txt", 2) is None
 
 
 def test_replace_is_whole_and_bumps_generation(store):
@@ -327,12 +338,17 @@ def test_migrate_copies_everything_without_reembedding(corpus, pg_server, tmp_pa
     sq = open_store(src)
     index_paths(corpus, sq, TieFreeEmbedder(), IndexSettings(tags=("x",)))
     sq.set_meta("gate", '{"min_margin": 0.05, "min_coverage": 0.3}')
+    info, chunks, vecs = _doc(path="/scan.pdf", file="scan.pdf", dim=256)  # an OCR'd page with its word boxes
+    words = PageWords(1, 595.0, 842.0, "pt", "jpn", (Word("賃金", 0, 2, 1.0, 2.0, 3.0, 4.0),))
+    _write(sq, info, chunks, vecs)
+    sq.write_document(info, ["賃金"], chunks, ["o0", "o1"], vecs, ["賃金", "賃金"], [words])
     url = new_pg_index(pg_server)
     assert main(["--database-url", url, "migrate", "--from", src]) == 0
     out = capsys.readouterr().out
-    assert "migrated 6 document(s) (" in out and "nothing re-embedded" in out
+    assert "migrated 7 document(s) (" in out and "nothing re-embedded" in out
     pg = open_store(url)
     assert pg.documents() == sq.documents()  # every field, indexed_at and tags included
+    assert pg.page_words(info.id, 1) == words
     for key in ("model", "chunking", "contextual_prefix", "gate"):
         assert pg.meta(key) == sq.meta(key), key
 
@@ -365,4 +381,23 @@ def test_migrate_copies_everything_without_reembedding(corpus, pg_server, tmp_pa
     assert main(["migrate", "--from", str(tmp_path / "nothing"), "--to", other]) == 2
     assert "no index at" in capsys.readouterr().err
     for s in (pg, sq):
+        s.close()
+
+
+def test_a_read_only_replica_opens_and_searches(pg_url, tmp_path):
+    """Queries can go to a streaming replica: opening an up-to-date index and searching never write."""
+    import psycopg
+
+    primary = open_store(pg_url)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rules.md").write_text(RULES, encoding="utf-8")
+    index_paths([str(docs)], primary, FakeEmbedder(), IndexSettings())
+    replica = open_store(pg_url + "%20-cdefault_transaction_read_only%3Don")  # a standby refuses writes alike
+    replica.bind_model(FakeEmbedder().model_id)
+    hits = Searcher(replica, FakeEmbedder()).search("賃金の支払日", top_k=1).hits
+    assert hits[0].chunk.file == "rules.md"
+    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+        replica.remove_document(hits[0].chunk.doc_id)
+    for s in (primary, replica):
         s.close()

@@ -65,13 +65,28 @@ class Candidate:
     start: int  # offset inside the hit's chunk text
 
 
+# Latin-script only: wrapped Japanese lines also lack final punctuation, and Japanese headings are
+# recognised by the readers (第N条 …) before they get here.
+_TITLE_LINE = re.compile(r"^[^\n.!?。！？:：,、\u3000-\u9fff\uff00-\uffef]{1,60}\n(?=[A-Z0-9\"“])")
+
+
+def _drop_title_lines(sentence: str) -> str:
+    """Drop short leading lines without final punctuation that a sentence swallowed from a PDF
+    ("Meal allowance\nThe daily meal allowance is …" → "The daily meal allowance is …")."""
+    while True:
+        m = _TITLE_LINE.match(sentence)
+        if not m or len(m.group(0).split()) > 8 or len(sentence) - m.end() < MIN_CHARS:
+            return sentence
+        sentence = sentence[m.end():]
+
+
 def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
                limit_per_passage: int = 12) -> list[Candidate]:
     """Sentences of each passage; heading lines and fragments left out."""
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
-        sents = [(a, tidy(text[a:b])) for a, b in split_sentences(text)]
+        sents = [(a, tidy(_drop_title_lines(text[a:b]))) for a, b in split_sentences(text)]
         sents = [(a, t) for a, t in sents
                  if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
         out += [Candidate(t, i, a) for a, t in sents[:limit_per_passage]]

@@ -116,12 +116,11 @@ def _summarise(question: str, passages: list[tuple[str, str]], lang: str, llm: L
 def _verify(sentences: list[citations.Sentence], used: list[Hit], invalid: int,
             searcher: Searcher) -> citations.Verification:
     texts = [s.text for s in sentences]
-    ptexts = [h.chunk.text for h in used]
-    lex = citations.lexical([analyze(t) for t in texts], [analyze(p) for p in ptexts])
+    ptexts = [" › ".join(h.chunk.heading) + "\n" + h.chunk.text for h in used]  # 第32条 is often only in the heading
     emb = searcher.embedder
     cos = emb.passages(texts) @ emb.passages(ptexts).T if texts else np.zeros((0, len(used)))
-    nums = citations.numbers_present(texts, ptexts)
-    return citations.verify(sentences, len(used), lex, cos, nums, invalid=invalid)
+    return citations.verify(sentences, ptexts, [analyze(t) for t in texts], [analyze(p) for p in ptexts], cos,
+                            invalid=invalid)
 
 
 def _notices(v: citations.Verification) -> list[str]:

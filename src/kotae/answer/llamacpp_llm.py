@@ -35,12 +35,13 @@ class LlamaCppLLM(LLM):
 
     def stream(self, messages: Sequence[Message], *, temperature: float, max_tokens: int) -> Iterator[str]:
         try:
-            for chunk in self.model.create_chat_completion(messages=list(messages),  # type: ignore[arg-type]
-                                                           temperature=temperature, max_tokens=max_tokens,
-                                                           stream=True):
-                piece = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
+            chunks: Any = self.model.create_chat_completion(messages=list(messages),  # type: ignore[arg-type]
+                                                            temperature=temperature, max_tokens=max_tokens,
+                                                            stream=True)
+            for chunk in chunks:
+                piece = chunk["choices"][0]["delta"].get("content")
                 if piece:
-                    yield piece
+                    yield str(piece)
         except (ValueError, RuntimeError) as e:  # e.g. "Requested tokens (…) exceed context window"
             raise LLMError(f"the LLM at {self.path} failed ({e})") from e
 

@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from kotae.errors import IndexMismatch, KotaeError
 from kotae.store.base import Store
 from kotae.store.sqlite import DB_NAME
-from kotae.types import Chunk, DocumentInfo
+from kotae.types import Chunk, DocumentInfo, PageWords
 
 COPIED_META = ("chunking", "contextual_prefix", "gate")
 
@@ -30,7 +31,7 @@ class MigrateReport:
 
 
 def migrate_index(source_dir: str, target: Store,
-                  progress: Callable[[DocumentInfo], None] | None = None) -> MigrateReport:
+                  progress: Callable[[int], None] | None = None) -> MigrateReport:
     """Copy the SQLite index in `source_dir` into `target` (bound to the same embedding model)."""
     path = os.path.join(source_dir, DB_NAME)
     if not os.path.exists(path):
@@ -44,7 +45,7 @@ def migrate_index(source_dir: str, target: Store,
 
 
 def _copy(db: sqlite3.Connection, source_dir: str, target: Store,
-          progress: Callable[[DocumentInfo], None] | None) -> MigrateReport:
+          progress: Callable[[int], None] | None) -> MigrateReport:
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     model = meta.get("model")
     if model is None:
@@ -65,29 +66,42 @@ def _copy(db: sqlite3.Connection, source_dir: str, target: Store,
     hashes: set[str] = set()
     docs = db.execute("SELECT id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings "
                       "FROM documents ORDER BY path").fetchall()
-    for row in docs:
-        id_, path, file, kind, sha, n_pages, n_chunks, lang, at, tags, warnings = row
-        info = DocumentInfo(id_, path, file, kind, sha, n_pages, n_chunks, lang, at, tags=tuple(json.loads(tags)),
-                            warnings=tuple(json.loads(warnings)))
-        pages = [t for (t,) in db.execute("SELECT text FROM pages WHERE doc_id = ? ORDER BY number", (info.id,))]
-        rows = db.execute(
-            'SELECT c.id, c.doc_id, c.file, c.page, c.heading, c.text, c.start, c."end", c.lang, c.ordinal, '
-            "c.row_first, c.row_last, c.tokens, c.text_hash, e.vector, f.tokens FROM chunks c "
-            "LEFT JOIN embeddings e ON e.text_hash = c.text_hash LEFT JOIN chunk_fts f ON f.rowid = c.rowid "
-            "WHERE c.doc_id = ? ORDER BY c.rowid", (info.id,)).fetchall()
-        if any(r[14] is None for r in rows):
-            raise KotaeError(f"{info.path}: a chunk has no embedding in {source_dir}; "
-                             f"run kotae --index {source_dir} index --force on it first")
-        chunks = [Chunk(id=r[0], doc_id=r[1], file=r[2], page=r[3], heading=tuple(json.loads(r[4])), text=r[5],
-                        start=r[6], end=r[7], lang=r[8], ordinal=r[9],
-                        rows=(r[10], r[11]) if r[10] is not None else None, tokens=r[12]) for r in rows]
-        vectors = (np.stack([np.frombuffer(r[14], dtype=np.float32) for r in rows]) if rows
-                   else np.zeros((0, 0), np.float32))
-        target.write_document(info, pages, chunks, [r[13] for r in rows], vectors, [r[15] or "" for r in rows])
-        report.documents += 1
-        report.chunks += len(chunks)
-        hashes.update(r[13] for r in rows)
-        if progress:
-            progress(info)
+    with getattr(target, "bulk_load", nullcontext)():  # PostgreSQL builds its HNSW index once, at the end
+        for row in docs:
+            _copy_document(db, source_dir, target, row, report, hashes)
+            if progress:
+                progress(report.documents)
     report.embeddings = len(hashes)
     return report
+
+
+def _copy_document(db: sqlite3.Connection, source_dir: str, target: Store, row: tuple,  # type: ignore[type-arg]
+                   report: MigrateReport, hashes: set[str]) -> None:
+    """One document, its pages, chunks, vectors and keyword text, in one write."""
+    id_, path, file, kind, sha, n_pages, n_chunks, lang, at, tags, warnings = row
+    info = DocumentInfo(id_, path, file, kind, sha, n_pages, n_chunks, lang, at, tags=tuple(json.loads(tags)),
+                        warnings=tuple(json.loads(warnings)))
+    pages = [t for (t,) in db.execute("SELECT text FROM pages WHERE doc_id = ? ORDER BY number", (info.id,))]
+    # indexes made before OCR support have neither chunks.ocr nor page_words
+    ocr = "c.ocr" if "ocr" in {c[1] for c in db.execute("PRAGMA table_info(chunks)")} else "0"
+    has_words = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'page_words'").fetchone() is not None
+    rows = db.execute(
+        'SELECT c.id, c.doc_id, c.file, c.page, c.heading, c.text, c.start, c."end", c.lang, c.ordinal, '
+        f"c.row_first, c.row_last, c.tokens, c.text_hash, e.vector, f.tokens, {ocr} FROM chunks c "
+        "LEFT JOIN embeddings e ON e.text_hash = c.text_hash LEFT JOIN chunk_fts f ON f.rowid = c.rowid "
+        "WHERE c.doc_id = ? ORDER BY c.rowid", (info.id,)).fetchall()
+    if any(r[14] is None for r in rows):
+        raise KotaeError(f"{info.path}: a chunk has no embedding in {source_dir}; "
+                         f"run kotae --index {source_dir} index --force on it first")
+    chunks = [Chunk(id=r[0], doc_id=r[1], file=r[2], page=r[3], heading=tuple(json.loads(r[4])), text=r[5],
+                    start=r[6], end=r[7], lang=r[8], ordinal=r[9],
+                    rows=(r[10], r[11]) if r[10] is not None else None, tokens=r[12], ocr=bool(r[16]))
+              for r in rows]
+    vectors = (np.stack([np.frombuffer(r[14], dtype=np.float32) for r in rows]) if rows
+               else np.zeros((0, 0), np.float32))
+    words = [PageWords.from_dict(json.loads(w)) for (w,) in db.execute(
+        "SELECT words_json FROM page_words WHERE doc_id = ? ORDER BY page", (info.id,))] if has_words else []
+    target.write_document(info, pages, chunks, [r[13] for r in rows], vectors, [r[15] or "" for r in rows], words)
+    report.documents += 1
+    report.chunks += len(chunks)
+    hashes.update(r[13] for r in rows)

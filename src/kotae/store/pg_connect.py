@@ -13,7 +13,7 @@ from kotae.errors import ConfigError
 def redact(url: str) -> str:
     """The URL without its password, for messages and `Store.location`."""
     parts = urlsplit(url)
-    if parts.password is None:
+    if not parts.password:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
     return urlunsplit(parts._replace(netloc=netloc))

@@ -10,6 +10,7 @@ from kotae.errors import ConfigError, IndexMismatch
 MIGRATE_LOCK = 0x6B6F7461_0001
 GLOBAL_LOCK = 0x6B6F7461_0002
 MIN_PGVECTOR = (0, 5, 0)  # HNSW indexes arrived in pgvector 0.5.0
+BUILD_MEMORY = "1GB"  # maintenance_work_mem while building the HNSW index in one go
 
 MIGRATIONS: list[tuple[int, str]] = [
     (1, """
@@ -33,10 +34,13 @@ CREATE TABLE chunks(
   doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
   ordinal int NOT NULL, file text NOT NULL, page int NOT NULL, heading text[] NOT NULL,
   text text NOT NULL, start int NOT NULL, "end" int NOT NULL, lang text NOT NULL,
-  row_first int, row_last int, tokens int NOT NULL, text_hash text NOT NULL,
+  row_first int, row_last int, tokens int NOT NULL, text_hash text NOT NULL, ocr boolean NOT NULL DEFAULT false,
   keywords tsvector NOT NULL, keyword_len int NOT NULL, embedding vector NOT NULL);
 CREATE INDEX chunks_doc ON chunks(doc_id);
 CREATE INDEX chunks_keywords ON chunks USING gin(keywords);
+CREATE TABLE page_words(
+  doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE, page int NOT NULL,
+  words jsonb NOT NULL, PRIMARY KEY(doc_id, page));
 CREATE TABLE embeddings(text_hash text PRIMARY KEY, vector vector NOT NULL);
 -- How many chunks hold each keyword term (BM25's document frequency), kept in step by every write.
 CREATE TABLE keyword_terms(term text PRIMARY KEY, chunks int NOT NULL);
@@ -46,9 +50,16 @@ LATEST = MIGRATIONS[-1][0]
 
 
 def migrate(conn: Any) -> int:
-    """Create or upgrade the schema in `conn`'s database; returns the version now in force."""
+    """Create or upgrade the schema in `conn`'s database; returns the version now in force.
+    An index already up to date is only read, so a read replica opens like the primary."""
+    found = _version(conn)
+    if found == LATEST and conn.execute("SELECT to_regtype('vector')").fetchone()[0] is not None:
+        return LATEST
+    if found is not None and found > LATEST:
+        raise IndexMismatch(f"the database has kotae schema {found}, this kotae knows up to {LATEST}; upgrade kotae")
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+        _ensure_schema(conn)
         _ensure_pgvector(conn)
         conn.execute("CREATE TABLE IF NOT EXISTS kotae_schema("
                      "version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
@@ -63,27 +74,69 @@ def migrate(conn: Any) -> int:
     return LATEST
 
 
+def _version(conn: Any) -> int | None:
+    """The kotae schema version in the index's schema (not in another one further down the search path)."""
+    from psycopg import sql
+
+    table = sql.Identifier(_target_schema(conn), "kotae_schema")
+    if conn.execute(sql.SQL("SELECT to_regclass({})").format(sql.Literal(table.as_string(conn)))).fetchone()[0] is None:
+        return None
+    return int(conn.execute(sql.SQL("SELECT coalesce(max(version), 0) FROM {}").format(table)).fetchone()[0])
+
+
+def _target_schema(conn: Any) -> str:
+    """Where the index's tables live: the first schema on the search path (existing yet or not)."""
+    first = conn.execute("SELECT split_part(current_setting('search_path'), ',', 1)").fetchone()[0].strip()
+    name = first[1:-1].replace('""', '"') if first.startswith('"') else first
+    if name in ("", "$user"):
+        return str(conn.execute("SELECT current_schema()").fetchone()[0])
+    return str(name)
+
+
+def _ensure_schema(conn: Any) -> None:
+    """Create the collection's schema named first on the search path (?options=-csearch_path%3Dhr,public)."""
+    import psycopg
+    from psycopg import sql
+
+    name = _target_schema(conn)
+    if conn.execute("SELECT to_regnamespace(%s)", (sql.Identifier(name).as_string(conn),)).fetchone()[0] is not None:
+        return
+    try:
+        with conn.transaction():
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(name)))
+    except psycopg.Error as e:
+        raise ConfigError(f"cannot create the schema {name} named in the URL's search_path "
+                          f"({e.diag.message_primary}); create it, or ask the database owner to") from e
+
+
 def _ensure_pgvector(conn: Any) -> None:
     import psycopg
 
-    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    find = ("SELECT e.extversion, n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+            "WHERE e.extname = 'vector'")
+    row = conn.execute(find).fetchone()
     if row is None:
         try:
             with conn.transaction():  # a savepoint: a refusal leaves the outer transaction usable
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                # in public, not the first schema on the search path: every collection's schema shares it
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
         except psycopg.Error as e:
             raise ConfigError(
                 f"pgvector is not enabled in this database and could not be ({e.diag.message_primary}); "
                 "run CREATE EXTENSION vector; as the database owner (pgvector ≥ 0.5 is required)"
             ) from e
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        row = conn.execute(find).fetchone()
     version = tuple(int(p) for p in row[0].split(".")[:3] if p.isdigit())
     if version < MIN_PGVECTOR:
         raise ConfigError(f"pgvector {row[0]} is too old: kotae needs ≥ 0.5.0 for HNSW indexes; "
                           "run ALTER EXTENSION vector UPDATE;")
+    if conn.execute("SELECT to_regtype('vector')").fetchone()[0] is None:
+        path = conn.execute("SHOW search_path").fetchone()[0]
+        raise ConfigError(f"pgvector is installed in schema {row[1]}, which is not on the search path ({path}); "
+                          f"add it to the URL, e.g. ?options=-csearch_path%3Dmyschema,{row[1]}")
 
 
-def ensure_dimension(conn: Any, dim: int) -> None:
+def ensure_dimension(conn: Any, dim: int, index: bool = True) -> None:
     """Fix the embedding column to `dim` and build its HNSW index, once, before the first vector."""
     if _dimension(conn) == dim:
         return
@@ -95,16 +148,26 @@ def ensure_dimension(conn: Any, dim: int) -> None:
         if found is not None:
             raise IndexMismatch(f"the index holds {found}-dimensional vectors, not {dim}; "
                                 "re-embed it with: kotae reembed")
-        set_dimension(conn, dim)
+        set_dimension(conn, dim, index)
 
 
-def set_dimension(conn: Any, dim: int) -> None:
+def set_dimension(conn: Any, dim: int, index: bool = True) -> None:
     """Inside a transaction holding GLOBAL_LOCK: retype the vector column, (re)build the HNSW index."""
     conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
     conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(dim)})")
-    conn.execute("CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)")
     conn.execute("INSERT INTO kotae_meta VALUES ('dim', %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                  (str(dim),))
+    if index:
+        build_hnsw(conn)
+
+
+def build_hnsw(conn: Any) -> None:
+    """Build the HNSW index (cosine; pgvector's defaults m = 16, ef_construction = 64) if it is missing."""
+    if _dimension(conn) is None:
+        return
+    # a build much slower once its graph outgrows maintenance_work_mem (~2.5 kB a 384-d vector)
+    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (BUILD_MEMORY,))
+    conn.execute("CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)")
 
 
 def _dimension(conn: Any) -> int | None:

@@ -11,7 +11,8 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -22,14 +23,14 @@ from kotae.store import pg_schema
 from kotae.store.base import DenseMatrix, Filter, Store, register
 from kotae.store.pg_connect import Connections, redact
 from kotae.store.pg_write import Totals, apply, array, chunk_keys, insert_embeddings, remove
-from kotae.types import Chunk, DocumentInfo
+from kotae.types import Chunk, DocumentInfo, PageWords
 
 EF_SEARCH = 100  # HNSW candidate list; at least k (bench/postgres.py measures recall against exact search)
 EXACT_MAX = 20_000  # a filter admitting at most this many chunks is searched exactly, never approximately
 _RETRIES = 5  # a transaction chosen as a deadlock victim is retried (locks are taken in one order anyway)
 _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
 _CHUNK_COLS = ('rowid, id, doc_id, file, page, heading, text, start, "end", lang, ordinal, row_first, row_last, '
-               "tokens")
+               "tokens, ocr")
 
 
 class PostgresStore(Store):
@@ -42,10 +43,30 @@ class PostgresStore(Store):
             pg_schema.migrate(conn)
         self._pool.close()  # connections opened before the vector type existed cannot read vectors
         self._pool.registered = True
+        self._bulk = False
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """For many documents at once (kotae migrate): the HNSW index is dropped and built once at the end,
+        an order of magnitude faster than inserting into it; dense search scans exactly meanwhile."""
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.GLOBAL_LOCK,))
+            conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
+        self._bulk = True
+        try:
+            yield
+        finally:
+            self._bulk = False
+            with self._pool.connection() as conn, conn.transaction():
+                pg_schema.build_hnsw(conn)
 
     def _rows(self, sql: str, args: Any = (), binary: bool = False) -> list[tuple[Any, ...]]:
         with self._pool.connection() as conn:
             return conn.execute(sql, args, binary=binary).fetchall()
+
+    def _run(self, sql: str, args: Any = ()) -> None:
+        with self._pool.connection() as conn:
+            conn.execute(sql, args)
 
     # --- metadata -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -53,12 +74,14 @@ class PostgresStore(Store):
         return rows[0][0] if rows else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self._rows("INSERT INTO kotae_meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value "
-                   "RETURNING key", (key, value))
+        self._run("INSERT INTO kotae_meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                  (key, value))
 
     def bind_model(self, model_id: str) -> None:
-        self._rows("INSERT INTO kotae_meta VALUES ('model', %s) ON CONFLICT DO NOTHING RETURNING key", (model_id,))
         found = self.meta("model")
+        if found is None:  # a new index (only then a write: a read replica binds too)
+            self._run("INSERT INTO kotae_meta VALUES ('model', %s) ON CONFLICT DO NOTHING", (model_id,))
+            found = self.meta("model")
         if found != model_id:
             name, was = model_id.split("@", 1)[0], (found or "?").split("@", 1)[0]
             raise IndexMismatch(
@@ -106,12 +129,13 @@ class PostgresStore(Store):
     def documents(self) -> list[DocumentInfo]:
         return [self._doc(r) for r in self._rows(f'SELECT {_DOC_COLS} FROM documents ORDER BY path COLLATE "C"')]
 
-    def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text) -> None:  # type: ignore[no-untyped-def]
+    def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text,  # type: ignore[no-untyped-def]
+                       page_words=()) -> None:
         vecs = np.ascontiguousarray(vectors, dtype=np.float32)
         found = [kw.terms(k) for k in keyword_text]
         rows = [
             (c.id, c.doc_id, c.ordinal, c.file, c.page, list(c.heading), c.text, c.start, c.end, c.lang,
-             c.rows[0] if c.rows else None, c.rows[1] if c.rows else None, c.tokens, h,
+             c.rows[0] if c.rows else None, c.rows[1] if c.rows else None, c.tokens, h, c.ocr,
              kw.tsvector_literal(t), len(t), vecs[i])
             for i, (c, h, t) in enumerate(zip(chunks, text_hashes, found, strict=True))
         ]
@@ -120,8 +144,10 @@ class PostgresStore(Store):
         vector_sum = vecs.sum(axis=0, dtype=np.float64).astype(np.float32) if len(rows) else None
         if rows:
             with self._pool.connection() as conn:
-                pg_schema.ensure_dimension(conn, vecs.shape[1])
+                pg_schema.ensure_dimension(conn, vecs.shape[1], index=not self._bulk)
         added = Totals(len(rows), sum(len(t) for t in found), Counter(x for t in found for x in set(t)), vector_sum)
+
+        from psycopg.types.json import Jsonb
 
         def write(conn: Any) -> None:
             old = conn.execute("SELECT sha256, tags FROM documents WHERE path = %s", (info.path,)).fetchone()
@@ -139,10 +165,13 @@ class PostgresStore(Store):
             insert_embeddings(conn, text_hashes, vecs)
             with conn.cursor().copy(
                 'COPY chunks (id, doc_id, ordinal, file, page, heading, text, start, "end", lang, row_first, '
-                "row_last, tokens, text_hash, keywords, keyword_len, embedding) FROM STDIN"
+                "row_last, tokens, text_hash, ocr, keywords, keyword_len, embedding) FROM STDIN"
             ) as copy:
                 for row in rows:
                     copy.write_row(row)
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO page_words VALUES (%s, %s, %s)",
+                                [(info.id, pw.page, Jsonb(pw.to_dict())) for pw in page_words])
             apply(conn, added, removed)
 
         self._write(info.path, write)
@@ -242,7 +271,7 @@ class PostgresStore(Store):
         for r in self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE rowid = ANY(%s)", ([int(x) for x in rowids],)):
             rows = (r[11], r[12]) if r[11] is not None else None
             out[r[0]] = Chunk(id=r[1], doc_id=r[2], file=r[3], page=r[4], heading=tuple(r[5]), text=r[6],
-                              start=r[7], end=r[8], lang=r[9], ordinal=r[10], rows=rows, tokens=r[13])
+                              start=r[7], end=r[8], lang=r[9], ordinal=r[10], rows=rows, tokens=r[13], ocr=r[14])
         return out
 
     def rowids_of(self, chunk_ids: Sequence[str]) -> dict[str, int]:
@@ -252,6 +281,10 @@ class PostgresStore(Store):
     def page_text(self, doc_id: str, page: int) -> str | None:
         rows = self._rows("SELECT text FROM pages WHERE doc_id = %s AND number = %s", (doc_id, page))
         return rows[0][0] if rows else None
+
+    def page_words(self, doc_id: str, page: int) -> PageWords | None:
+        rows = self._rows("SELECT words FROM page_words WHERE doc_id = %s AND page = %s", (doc_id, page))
+        return PageWords.from_dict(rows[0][0]) if rows else None
 
     def matching_documents(self, flt: Filter) -> set[str]:
         where: list[str] = ["true"]
