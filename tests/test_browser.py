@@ -1,6 +1,7 @@
 """The web UI in real headless Chromium (Debian's `chromium` package, driven by Playwright; never a
-downloaded browser): upload a PDF, ask, click a citation, see the highlighted page. Screenshots go to
-test-artifacts/browser/. Set KOTAE_SKIP_BROWSER=1 to skip locally; without it a missing browser fails."""
+downloaded browser): upload a PDF, ask, click a citation, see the highlighted page; the same for a scanned
+PDF read by OCR. Screenshots go to test-artifacts/browser/. Set KOTAE_SKIP_BROWSER=1 to skip locally;
+without it a missing browser fails."""
 from __future__ import annotations
 
 import os
@@ -11,7 +12,7 @@ import pytest
 from conftest import ROOT, FakeEmbedder
 from kotae.server import create_app, serve_in_thread
 from kotae.store import open_store
-from test_server import PDF_PAGES, PNG_BYTES, make_pdf
+from test_server import PDF_PAGES, PNG_BYTES, make_pdf, needs_tesseract, scanned_pdf
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -106,6 +107,8 @@ def test_upload_ask_and_open_the_highlighted_source(page: Page, tmp_path):
     expect(page.locator("#src-page")).to_have_text("2")
     expect(page.locator("#src-passage")).to_contain_text("daily meal allowance")
     expect(page.locator("#src-scores")).to_contain_text("BM25")
+    expect(page.locator("#src-ocr")).to_be_hidden()  # a text layer, not OCR
+    expect(page.locator("#sources .badge.ocr")).to_have_count(0)
     image = page.locator("#src-image")
     expect(image).to_be_visible()
     page.wait_for_function("() => document.querySelector('#src-image').naturalWidth > 0")
@@ -149,4 +152,42 @@ def test_dont_know_upload_errors_and_delete(page: Page, tmp_path):
     page.on("dialog", lambda d: d.accept())
     page.locator("#docs tr", has_text="notes.md").locator("button.delete").click()
     expect(page.locator("#docs tr", has_text="notes.md")).to_have_count(0)
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@needs_tesseract
+def test_a_scanned_pdf_is_cited_with_the_ocr_badge_and_highlighted(page: Page, tmp_path):
+    scan = scanned_pdf(str(tmp_path / "maintenance-scan.pdf"))
+    page.set_input_files("#file-input", scan)
+    expect(page.locator("#docs tr", has_text="maintenance-scan.pdf")).to_have_attribute("data-status", "indexed",
+                                                                                         timeout=60_000)
+
+    page.fill("#question", "When is the spare pump unit tested?")
+    page.click("#ask")
+    chip = page.locator("#answer button.chip[data-n='1']").first
+    expect(chip).to_be_enabled()
+    first = page.locator("#sources li").first
+    expect(first).to_contain_text("maintenance-scan.pdf p.1")
+    expect(first.locator(".badge.ocr")).to_have_text("OCR")
+    shot(page, "07-ocr-answer.png")
+
+    chip.click()
+    expect(page.locator("#src-file")).to_have_text("maintenance-scan.pdf")
+    expect(page.locator("#src-page")).to_have_text("1")
+    expect(page.locator("#src-ocr")).to_be_visible()
+    expect(page.locator("#src-ocr-note")).to_contain_text("OCR")
+    image = page.locator("#src-image")
+    expect(image).to_be_visible()
+    page.wait_for_function("() => document.querySelector('#src-image').naturalWidth > 0")
+    assert int(image.get_attribute("data-highlights") or 0) >= 3
+    assert image.evaluate(COUNT_HIGHLIGHT) > 5000  # the OCR'd lines are painted over the scan
+    shot(page, "08-ocr-source-panel.png")
+
+    page.click("#src-close")
+    page.click("#tab-retrieval")
+    top = page.locator("#hits tbody tr[data-chunk]").first
+    expect(top).to_contain_text("maintenance-scan.pdf")
+    expect(top.locator(".badge.ocr")).to_be_visible()
+    shot(page, "09-ocr-retrieval.png")
     assert page.errors == [], page.errors  # type: ignore[attr-defined]

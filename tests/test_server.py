@@ -4,9 +4,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 import httpx
 import numpy as np
@@ -17,11 +19,14 @@ from conftest import FakeEmbedder
 from kotae.answer import ask
 from kotae.answer.llm import LLM, LLMSettings, Message
 from kotae.embed.base import Kind
+from kotae.ingest.ocr import INSTALL, find_engine
 from kotae.search import Searcher
 from kotae.server import create_app, serve_in_thread
-from kotae.server.render import fold, locate
+from kotae.server.render import PageNotFound, Passage, fold, locate, ocr_boxes, render_page
 from kotae.server.uploads import safe_name
 from kotae.store import open_store
+from kotae.types import PageWords, Word
+from scanned import ENGLISH, horizontal_page, latin_font, save_pdf
 
 RULES_MD = (b"# Office rules\n\n## Salary\n\nSalaries are paid on the 25th day of every month by bank transfer.\n\n"
             b"## Leave\n\nEvery employee receives twenty days of paid leave per calendar year.\n")
@@ -41,6 +46,23 @@ def make_pdf(path: str, pages: Sequence[Sequence[str]]) -> str:
             y -= 18
         c.showPage()
     c.save()
+    return path
+
+
+HAVE_TESSERACT = shutil.which("tesseract") is not None and not isinstance(find_engine("tesseract"), str)
+needs_tesseract = pytest.mark.skipif(not HAVE_TESSERACT, reason=f"tesseract is not installed ({INSTALL}; CI installs it)")
+PARKING = ["Visitor parking", "Visitors park on level two of the north garage",
+           "and show their ticket at the front desk on leaving."]
+
+
+def scanned_pdf(path: str) -> str:
+    """An image-only PDF (no text layer) of one A5 page of English text, as a scanner makes it."""
+    return str(save_pdf(Path(path), [horizontal_page(ENGLISH, latin_font())]))
+
+
+def scanned_png(path: str) -> str:
+    """A PNG of one A5 page of English text at 300 dpi (the file records no resolution)."""
+    horizontal_page(PARKING, latin_font()).save(path)
     return path
 
 
@@ -225,9 +247,10 @@ def test_stream_sends_retrieval_then_tokens_then_the_answer(client):
     hits = {h["chunk_id"]: h for h in retrieval["hits"]}
     assert all(s["chunk_id"] in hits for s in answer["sources"])
     top = retrieval["hits"][0]
-    assert set(top) >= {"rank", "chunk_id", "doc_id", "file", "page", "heading", "text", "similarity", "bm25",
+    assert set(top) >= {"rank", "chunk_id", "doc_id", "file", "page", "heading", "text", "ocr", "similarity", "bm25",
                         "fused", "rerank", "dense_rank", "keyword_rank"}
-    assert top["rank"] == 1 and top["fused"] is not None and top["rerank"] is None
+    assert top["rank"] == 1 and top["fused"] is not None and top["rerank"] is None and top["ocr"] is False
+    assert all(s["ocr"] is False for s in answer["sources"])
     assert retrieval["gate"]["found"] is True and answer["found_in_docs"] is True
 
 
@@ -312,7 +335,7 @@ def test_page_image_errors_are_404_in_the_error_shape(client, pdf_doc):
     assert_error(client.get(f"/documents/{pdf_doc['id']}/pages/9.png"), 404, "page_not_found",
                  "page 9 is not in the document (it has 2 pages)")
     assert_error(client.get(f"/documents/{md['id']}/pages/1.png"), 404, "no_page_image",
-                 "office-rules.md is a markdown document; page images exist for PDFs only")
+                 "office-rules.md is a markdown document; page images exist for PDFs and images only")
     assert_error(client.get("/documents/0000000000000000/pages/1.png"), 404, "document_not_found")
     assert_error(client.get(f"/documents/{pdf_doc['id']}/pages/one.png"), 422, "invalid_request", "page:")
 
@@ -327,6 +350,128 @@ def test_locate_finds_cleaned_text_in_the_raw_text_layer():
     found = "".join("第1条 目的。\r\n本規則は社員に適用する。\r\n第2条 定義。"[a:b] for a, b in spans)
     assert fold(found)[0].startswith("第1条目的。")
     assert locate("nothing alike", "completely different words here") == []
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+
+
+def _changed(a: bytes, b: bytes) -> np.ndarray:
+    """Where two page images differ visibly: a boolean mask over the pixels."""
+    return np.abs(_pixels(a) - _pixels(b)).sum(axis=2) > 30
+
+
+def test_ocr_boxes_are_the_words_inside_the_passage_scaled_to_the_image():
+    words = PageWords(1, 100.0, 200.0, "pt", "eng", (
+        Word("Annual", 0, 6, 10, 10, 40, 20), Word("Report", 7, 13, 42, 10, 70, 20),
+        Word("- 3 -", -1, -1, 45, 190, 55, 198),  # dropped by cleaning: never highlighted
+        Word("Pumps", 15, 20, 10, 30, 38, 40), Word("fail", 21, 25, 40, 30, 55, 40)))
+    # "Report\n\nPumps": the end of one line and the start of the next, at 2 pixels per point
+    assert ocr_boxes(words, Passage("Report\n\nPumps", 7, 20), 2.0, 2.0) == [(84, 20, 140, 40), (20, 60, 76, 80)]
+    assert ocr_boxes(words, Passage("Annual Report", 0, 13), 1.0, 0.5) == [(10, 5, 70, 10)]  # one line, one box
+    assert ocr_boxes(words, Passage("x", 25, 30), 1.0, 1.0) == []
+    # vertical Japanese: one box per column, however OCR split the column into words
+    column = PageWords(1, 100, 100, "px", "jpn_vert", (
+        Word("大雨", 0, 2, 80, 10, 90, 30), Word("の", 2, 3, 79, 32, 91, 40), Word("日", 3, 4, 80, 42, 90, 52),
+        Word("交通", 5, 7, 60, 10, 70, 30)))
+    assert ocr_boxes(column, Passage("大雨の日\n交通", 0, 7), 1.0, 1.0) == [(79, 10, 91, 52), (60, 10, 70, 30)]
+
+
+def test_an_image_frame_renders_sized_like_a_pdf_page_with_ocr_highlights(tmp_path):
+    path = str(tmp_path / "fax.tiff")
+    page = Image.new("L", (1200, 1800), 255)  # 4 x 6 inches at 300 dpi
+    blank = Image.new("L", (600, 900), 255)
+    page.save(path, save_all=True, append_images=[blank], dpi=(300, 300))
+    words = PageWords(1, 1200, 1800, "px", "eng", (Word("Fax", 0, 3, 300, 600, 600, 700),))
+    png, boxes = render_page(path, 1, [Passage("Fax", 0, 3)], 1.5, kind="image", words=words)
+    plain, none = render_page(path, 1, [], 1.5, kind="image")
+    assert (boxes, none) == (1, 0)
+    assert _pixels(png).shape == (round(6 * 72 * 1.5), round(4 * 72 * 1.5), 3)  # 1.5 pixels per point, as a PDF
+    rows, cols = np.nonzero(_changed(plain, png))
+    # the word at (300..600, 600..700) of 1200 x 1800 pixels, drawn at 0.36 of the size (and the 2-px edge)
+    assert (cols.min(), cols.max(), rows.min(), rows.max()) == pytest.approx((106, 218, 214, 253), abs=3)
+    assert _pixels(render_page(path, 2, [], 4.0, kind="image")[0]).shape == (864, 576, 3)  # frame 2 is page 2
+    screen = str(tmp_path / "screen.png")
+    Image.new("RGB", (800, 500), "white").save(screen, dpi=(72, 72))
+    assert _pixels(render_page(screen, 1, [], 1.5, kind="image")[0]).shape == (500, 800, 3)  # never enlarged
+    with pytest.raises(PageNotFound, match=r"page 3 is not in the document \(it has 2 pages\)"):
+        render_page(path, 3, [], kind="image")
+
+
+# --- OCR'd documents: scanned PDFs and images ---------------------------------------------------
+@pytest.fixture(scope="module")
+def ocr_server(tmp_path_factory) -> Iterator[tuple[httpx.Client, dict[str, dict]]]:
+    """A server (uploads up to 50 MB) with a scanned PDF and a PNG, uploaded and OCR'd."""
+    if not HAVE_TESSERACT:
+        pytest.skip(f"tesseract is not installed ({INSTALL}; CI installs it)")
+    root = tmp_path_factory.mktemp("ocr-server")
+    store = open_store(str(root / "index"))
+    docs = {}
+    with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(root / "up"))) as url, \
+            httpx.Client(base_url=url, timeout=120) as c:
+        upload(c, "office-rules.md", RULES_MD)
+        for path in (scanned_pdf(str(root / "maintenance scan.pdf")), scanned_png(str(root / "parking.png"))):
+            with open(path, "rb") as f:
+                r = upload(c, os.path.basename(path), f.read())
+            assert r.status_code == 200, r.text
+            docs[r.json()["file"]] = r.json()
+        yield c, docs
+    store.close()
+
+
+@pytest.mark.slow
+@needs_tesseract
+def test_ocr_sources_are_flagged_in_the_answer_and_the_retrieval_event(ocr_server):
+    c, docs = ocr_server
+    assert (docs["maintenance scan.pdf"]["kind"], docs["parking.png"]["kind"]) == ("pdf", "image")
+    assert docs["parking.png"]["pages"] == 1
+    answer = c.post("/query", json={"question": "When is the spare pump unit tested?"}).json()
+    top = answer["sources"][0]
+    assert (top["file"], top["page"], top["ocr"]) == ("maintenance scan.pdf", 1, True)
+    evs = events(c.post("/query/stream", json={"question": "Where do visitors park?", "mode": "keyword"}))
+    hits = evs[0][1]["hits"]
+    assert (hits[0]["file"], hits[0]["ocr"]) == ("parking.png", True)
+    assert all(h["ocr"] is (h["file"] != "office-rules.md") for h in hits)
+    assert evs[-1][1]["sources"][0]["ocr"] is True
+    rules = c.post("/query", json={"question": "When are salaries paid?"}).json()["sources"][0]
+    assert (rules["file"], rules["ocr"]) == ("office-rules.md", False)
+
+
+@pytest.mark.slow
+@needs_tesseract
+def test_a_scanned_pdf_page_is_highlighted_through_its_ocr_word_boxes(ocr_server):
+    c, docs = ocr_server
+    source = c.post("/query", json={"question": "When is the spare pump unit tested?"}).json()["sources"][0]
+    assert (source["file"], source["ocr"]) == ("maintenance scan.pdf", True)
+    url = f"/documents/{docs['maintenance scan.pdf']['id']}/pages/1.png"
+    plain, lit = c.get(url), c.get(url, params={"highlight": source["chunk_id"]})
+    assert plain.status_code == lit.status_code == 200 and lit.headers["content-type"] == "image/png"
+    assert plain.headers["x-kotae-highlights"] == "0" and int(lit.headers["x-kotae-highlights"]) >= 3
+    assert _pixels(plain.content).shape == pytest.approx((8.27 * 72 * 1.5, 5.83 * 72 * 1.5, 3), abs=1)  # A5, 1.5
+    changed = _changed(plain.content, lit.content)
+    rows, cols = np.nonzero(changed)
+    assert changed.sum() > 5000
+    # the six lines are printed from 0.6 in, 0.7 in down to about 2.4 in: the boxes lie there, not elsewhere
+    assert 0.5 * 108 < cols.min() and cols.max() < 5.5 * 108 and 0.5 * 108 < rows.min() and rows.max() < 2.6 * 108
+
+
+@pytest.mark.slow
+@needs_tesseract
+def test_an_image_document_has_page_images_with_highlights(ocr_server):
+    c, docs = ocr_server
+    doc = docs["parking.png"]
+    source = c.post("/query", json={"question": "Where do visitors park?", "mode": "keyword"}).json()["sources"][0]
+    assert (source["file"], source["page"], source["ocr"]) == ("parking.png", 1, True)
+    url = f"/documents/{doc['id']}/pages/1.png"
+    plain, lit = c.get(url), c.get(url, params={"highlight": source["chunk_id"]})
+    assert plain.status_code == lit.status_code == 200 and plain.headers["content-type"] == "image/png"
+    assert plain.headers["x-kotae-highlights"] == "0" and int(lit.headers["x-kotae-highlights"]) >= 1
+    # 1749 x 2481 pixels that record no resolution: taken as 300 dpi, so the size of an A5 PDF page at 1.5
+    assert _pixels(plain.content).shape == (893, 630, 3)
+    assert _changed(plain.content, lit.content).sum() > 2000
+    assert c.get(url, params={"highlight": source["chunk_id"]}).content == lit.content  # from the cache
+    assert_error(c.get(f"/documents/{doc['id']}/pages/2.png"), 404, "page_not_found",
+                 "parking.png: page 2 is not in the document (it has 1 page)")
 
 
 # --- keys, CORS, routes -------------------------------------------------------------------------

@@ -6,18 +6,20 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Query, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
+from PIL import Image
 from pypdfium2 import PdfiumError  # type: ignore[import-untyped]
 
 from kotae.server import uploads
 from kotae.server.context import Context
 from kotae.server.errors import ApiError, ErrorOut
-from kotae.server.render import PageNotFound
+from kotae.server.render import PageNotFound, Passage
 from kotae.server.schemas import DeletedOut, DocumentOut, UploadOut
 from kotae.server.worker import Job
 from kotae.types import DocumentInfo
 
 WAIT_SECONDS = 600.0
 MAX_HIGHLIGHTS = 20
+PAGED = ("pdf", "image")  # the kinds with page images
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (401, 404, 413, 415, 422)}
 
 
@@ -98,24 +100,28 @@ def router(ctx: Context) -> APIRouter:
         **_ERRORS})
     def page_image(doc_id: str, page: int,
                    highlight: Annotated[str, Query(description="chunk ids to mark, comma-separated")] = "",
-                   scale: Annotated[float, Query(ge=0.25, le=4.0, description="pixels per PDF point")] = 1.5,
+                   scale: Annotated[float, Query(ge=0.25, le=4.0, description="pixels per PDF point "
+                                                 "(images: per 1/72 inch, never above their own size)")] = 1.5,
                    ) -> Response:
-        """A PDF page as PNG, with the passages of the given chunks highlighted."""
+        """A PDF page or an image's frame as PNG, with the passages of the given chunks highlighted
+        (on OCR'd pages, through the word boxes OCR recorded)."""
         info = ctx.store.document(doc_id)
         if info is None:
             raise _unknown(doc_id)
-        if info.kind != "pdf":
+        if info.kind not in PAGED:
             raise ApiError(404, "no_page_image",
-                           f"{info.file} is a {info.kind} document; page images exist for PDFs only")
+                           f"{info.file} is a {info.kind} document; page images exist for PDFs and images only")
         if not os.path.isfile(info.path):
             raise ApiError(404, "source_missing",
                            f"{info.file}: the original file is no longer on the server; upload it again")
         ids = [c for c in dict.fromkeys(highlight.split(",")) if c.strip()][:MAX_HIGHLIGHTS]
+        passages = _passages(ctx, doc_id, page, ids)
+        words = ctx.store.page_words(doc_id, page) if passages else None
         try:
-            png, boxes = ctx.pages.get(info.path, info.sha256, page, _passages(ctx, doc_id, page, ids), scale)
+            png, boxes = ctx.pages.get(info.path, info.sha256, page, passages, scale, kind=info.kind, words=words)
         except PageNotFound as e:
             raise ApiError(404, "page_not_found", f"{info.file}: {e}") from e
-        except PdfiumError as e:
+        except (PdfiumError, Image.DecompressionBombError, OSError) as e:  # OSError: Pillow's unreadable image
             raise ApiError(422, "unreadable_document",
                            f"{info.file}: the page could not be rendered ({e})") from e
         return Response(png, media_type="image/png",
@@ -124,14 +130,14 @@ def router(ctx: Context) -> APIRouter:
     return r
 
 
-def _passages(ctx: Context, doc_id: str, page: int, chunk_ids: list[str]) -> list[str]:
-    """The texts of the chunks among `chunk_ids` that lie on this page of this document."""
+def _passages(ctx: Context, doc_id: str, page: int, chunk_ids: list[str]) -> list[Passage]:
+    """The chunks among `chunk_ids` that lie on this page of this document."""
     rowids_of = getattr(ctx.store, "rowids_of", None)  # both built-in stores have it; the Store ABC not yet
     if not chunk_ids or rowids_of is None:
         return []
     rows = rowids_of(chunk_ids)
     chunks = ctx.store.chunks([rows[c] for c in chunk_ids if c in rows])
-    return [c.text for c in chunks.values() if c.doc_id == doc_id and c.page == page]
+    return [Passage(c.text, c.start, c.end) for c in chunks.values() if c.doc_id == doc_id and c.page == page]
 
 
 def _unknown(doc_id: str) -> ApiError:

@@ -21,9 +21,9 @@ log = logging.getLogger("kotae.server")
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (400, 401, 413, 422)}
 _STREAM_DOC = """Events, in this order:
 
-- `retrieval` once: `{"query", "hits": [{rank, chunk_id, doc_id, file, page, heading, text, similarity, bm25,
-  fused, rerank, dense_rank, keyword_rank}], "gate": {found, similarity, margin, coverage, reason},
-  "timings_ms", "notices"}`
+- `retrieval` once: `{"query", "hits": [{rank, chunk_id, doc_id, file, page, heading, text, ocr, similarity,
+  bm25, fused, rerank, dense_rank, keyword_rank}], "gate": {found, similarity, margin, coverage, reason},
+  "timings_ms", "notices"}` (`ocr`: the text was read by OCR and may hold misread characters)
 - `token` for each piece of answer text: `{"text": "..."}`
 - `answer` once: the same JSON as `POST /query` (with the numbered sources)
 - `error` instead, if answering fails after the stream began: `{"error": {"code", "message"}}`
@@ -94,7 +94,7 @@ def retrieval(result: SearchResult) -> dict[str, Any]:
 def _hit(rank: int, h: Hit) -> dict[str, Any]:
     c = h.chunk
     return {"rank": rank, "chunk_id": c.id, "doc_id": c.doc_id, "file": c.file, "page": c.page,
-            "heading": " › ".join(c.heading) or None, "text": c.text,
+            "heading": " › ".join(c.heading) or None, "text": c.text, "ocr": c.ocr,
             **{k: None if v is None else round(float(v), 4)
                for k, v in (("similarity", h.similarity), ("bm25", h.bm25), ("fused", h.fused),
                             ("rerank", h.rerank))},

@@ -36,6 +36,10 @@ function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
+// a source whose text was read by OCR (it may hold misread characters)
+const OCR_BADGE = `<span class="badge ocr" title="OCRで読み取った文字 / text read by OCR">OCR</span>`;
+const ocrBadge = (x) => (x && x.ocr ? ` ${OCR_BADGE}` : "");
+
 function fmt(x) { return x === null || x === undefined ? "—" : Number(x).toFixed(4).replace(/\.?0+$/, ""); }
 
 // --- documents --------------------------------------------------------------------------------
@@ -156,7 +160,7 @@ function renderRetrieval(r) {
     ${r.notices.length ? `<br><span class="muted">${esc(r.notices.join(" · "))}</span>` : ""}`;
   $("#hits tbody").innerHTML = r.hits.map((h) => `
     <tr data-chunk="${esc(h.chunk_id)}">
-      <td class="num">${h.rank}</td><td>${esc(h.file)}</td><td class="num">${h.page}</td>
+      <td class="num">${h.rank}</td><td>${esc(h.file)}${ocrBadge(h)}</td><td class="num">${h.page}</td>
       <td>${esc(h.heading || "")}</td><td class="num">${fmt(h.similarity)}</td><td class="num">${fmt(h.bm25)}</td>
       <td class="num">${fmt(h.fused)}</td><td class="num">${fmt(h.rerank)}</td>
       <td class="text">${esc(h.text.length > 220 ? h.text.slice(0, 219) + "…" : h.text)}</td>
@@ -175,7 +179,7 @@ function renderFinal(a) {
       || a.notices.find((n) => n.startsWith("not found")) || "";
   }
   $("#sources").innerHTML = a.sources.map((s) => `
-    <li><button type="button" class="src" data-n="${s.n}">[${s.n}] ${esc(s.file)} p.${s.page}${s.heading ? " › " + esc(s.heading) : ""}</button></li>`).join("");
+    <li><button type="button" class="src" data-n="${s.n}">[${s.n}] ${esc(s.file)} p.${s.page}${ocrBadge(s)}${s.heading ? " › " + esc(s.heading) : ""}</button></li>`).join("");
   const total = a.timings_ms && a.timings_ms.total;
   $("#notices").textContent = [...a.notices, total ? `${Math.round(total)} ms · ${a.mode}` : a.mode].join(" · ");
   $("#status").textContent = "";
@@ -249,6 +253,9 @@ async function openSource(source, hit) {
   $("#src-heading").textContent = (source || h).heading || "—";
   $("#src-passage").textContent = h.text || (source && source.excerpt) || "";
   const s = source || h;
+  const ocr = Boolean((source && source.ocr) || h.ocr);
+  $("#src-ocr").hidden = !ocr;
+  $("#src-ocr-note").hidden = !ocr;
   $("#src-scores").innerHTML = [["類似度 / Similarity", s.similarity], ["BM25", s.bm25], ["融合 / Fused", s.fused],
     ["再順位 / Rerank", s.rerank], ["dense rank", h.dense_rank], ["keyword rank", h.keyword_rank]]
     .map(([k, v]) => `<tr><td>${k}</td><td>${k.endsWith("rank") ? (v ?? "—") : fmt(v)}</td></tr>`).join("");
