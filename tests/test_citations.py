@@ -122,19 +122,27 @@ REMOTE, EXPENSES = PASSAGES
 
 
 def test_verify_renumbers_in_order_of_first_citation():
-    v = _check("Expense claims within 30 days [2]. Work from home three days [1][2]. Claims via the finance "
+    v = _check("Expense claims within 30 days [2]. Work from home three days [1]. Claims via the finance "
                "portal [2].", PASSAGES)
-    assert v.text == ("Expense claims within 30 days.[1] Work from home three days.[2][1] Claims via the finance "
+    assert v.text == ("Expense claims within 30 days.[1] Work from home three days.[2] Claims via the finance "
                       "portal.[1]")
     assert v.order == (2, 1)
-    assert v.counts == {"sentences": 3, "valid": 4, "invalid": 0, "unsupported": 0, "weak": 0, "attached": 0}
+    assert v.counts == {"sentences": 3, "valid": 3, "invalid": 0, "unsupported": 0, "weak": 0, "attached": 0,
+                        "pruned": 0}
+
+
+def test_habitual_extra_citations_are_pruned_when_one_source_supports_alone():
+    v = _check("Work from home three days [2][1]. Submit expense claims within 30 days [1][2].", PASSAGES)
+    assert v.text == "Work from home three days.[1] Submit expense claims within 30 days.[2]"
+    assert v.order == (1, 2) and v.counts["pruned"] == 2 and v.counts["valid"] == 2 and v.counts["weak"] == 0
 
 
 def test_verify_flags_unsupported_weak_and_counts_invalid():
     v = _check("Work from home three days per week [1][9]. Approval is needed. Laptops are red [2].", PASSAGES)
     assert v.text == "Work from home three days per week.[1] Approval is needed. Laptops are red.[2]"
     assert [(s.cited, s.weak) for s in v.sentences] == [((1,), False), ((), False), ((2,), True)]
-    assert v.counts == {"sentences": 3, "valid": 2, "invalid": 1, "unsupported": 1, "weak": 1, "attached": 0}
+    assert v.counts == {"sentences": 3, "valid": 2, "invalid": 1, "unsupported": 1, "weak": 1, "attached": 0,
+                        "pruned": 0}
 
 
 def test_weak_when_a_number_is_missing_from_the_cited_passage():
@@ -161,7 +169,8 @@ def test_verify_attaches_citations_only_when_the_model_gave_none():
                       "The sky is blue.")
     assert v.order == (1, 2)
     assert [s.attached for s in v.sentences] == [True, True, False]
-    assert v.counts == {"sentences": 3, "valid": 2, "invalid": 0, "unsupported": 1, "weak": 0, "attached": 2}
+    assert v.counts == {"sentences": 3, "valid": 2, "invalid": 0, "unsupported": 1, "weak": 0, "attached": 2,
+                        "pruned": 0}
     some = _check("Employees may work from home [2]. Submit expense claims through the portal.", PASSAGES)
     assert some.counts["attached"] == 0 and some.counts["unsupported"] == 1 and some.counts["weak"] == 1
 
@@ -183,7 +192,7 @@ def test_prompt_system_first_then_numbered_sources_then_question():
 
 def test_system_text_states_the_rules_in_both_languages():
     s = prompt.SYSTEM
-    for rule in ("only the numbered sources", "[1] or [1][2]", "exactly \"I don't know\"", "「わからない」",
+    for rule in ("only the numbered sources", "like [1]. Add a second number only", "exactly \"I don't know\"", "「わからない」",
                  "language of the question", "質問と同じ言語", "番号だけの回答はしないこと"):
         assert rule in s
     assert prompt.dont_know("賃金はいつ？") == "わからない" and prompt.dont_know("When?") == "I don't know"

@@ -181,7 +181,8 @@ def test_cited_answer_keeps_only_cited_sources_renumbered_and_the_prompt_is_as_d
     assert headings(a.sources) == ["Expenses", "Remote work"] and [s.n for s in a.sources] == [1, 2]
     assert "Expenses" not in headings(a.also_retrieved) and "Remote work" not in headings(a.also_retrieved)
     assert [s.n for s in a.also_retrieved] == list(range(3, 3 + len(a.also_retrieved)))
-    assert a.citations == {"sentences": 2, "valid": 2, "invalid": 0, "unsupported": 0, "weak": 0, "attached": 0}
+    assert a.citations == {"sentences": 2, "valid": 2, "invalid": 0, "unsupported": 0, "weak": 0, "attached": 0,
+                           "pruned": 0}
     assert a.timings_ms["generate"] > 0 and a.timings_ms["verify"] >= 0
     d = a.to_dict()
     assert d["citations"]["valid"] == 2 and d["also_retrieved"][0]["n"] == 3
@@ -208,7 +209,8 @@ def test_hallucinated_source_number_is_removed_and_counted(server, searcher):
     server.script(Reply(lambda b: f"{REMOTE} [{number_of(b, 'Remote work')}][7]. Managers approve it 【７】."))
     a = ask(REMOTE_Q, searcher, llm=llm_for(server))
     assert a.answer == f"{REMOTE}.[1] Managers approve it."
-    assert a.citations == {"sentences": 2, "valid": 1, "invalid": 2, "unsupported": 1, "weak": 0, "attached": 0}
+    assert a.citations == {"sentences": 2, "valid": 1, "invalid": 2, "unsupported": 1, "weak": 0, "attached": 0,
+                           "pruned": 0}
     assert a.notices == ("removed 2 citation(s) to sources that do not exist",
                          "1 sentence(s) cite no source: unsupported")
     assert headings(a.sources) == ["Remote work"]
@@ -314,7 +316,7 @@ def test_unreachable_endpoint_falls_back(searcher):
 
 # --- streaming ------------------------------------------------------------------------------------------
 def test_stream_events_in_order_tokens_as_they_come(server, searcher):
-    reply = f"{REMOTE} with approval [2][1]."
+    reply = f"{REMOTE} with approval [1][2]."
     server.script(reply)
     events = list(ask_stream(REMOTE_Q, searcher, llm=llm_for(server)))
     kinds = [k for k, _ in events]
@@ -322,7 +324,8 @@ def test_stream_events_in_order_tokens_as_they_come(server, searcher):
     tokens = [p for k, p in events if k == "token"]
     assert len(tokens) > 5 and "".join(tokens) == reply
     answer = events[-1][1]
-    assert answer.answer == f"{REMOTE} with approval.[1][2]"  # renumbered in order of first citation
+    assert answer.answer == f"{REMOTE} with approval.[1]"  # [2] does not support it, [1] does: [2] dropped
+    assert answer.citations["pruned"] == 1 and headings(answer.sources) == ["Remote work"]
 
 
 # --- long evidence ---------------------------------------------------------------------------------------

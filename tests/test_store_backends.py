@@ -330,7 +330,9 @@ def test_cli_database_url_and_its_environment_variable(pg_url, tmp_path, capsys,
     assert main(["--index", str(tmp_path / "none"), "--model", "fake", "list"]) == 2  # an explicit --index wins
     assert "no index at" in capsys.readouterr().err
     assert main(["--model", "fake", "remove", "rules.md"]) == 0
-    assert open_store(pg_url).documents() == []
+    s = open_store(pg_url)
+    assert s.documents() == [] and s.generation() == 2  # one write, one removal
+    s.close()
 
 
 def test_migrate_copies_everything_without_reembedding(corpus, pg_server, tmp_path, capsys):

@@ -198,9 +198,20 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace, searcher, question: str, llm=None) -> Answer:  # type: ignore[no-untyped-def]
-    from kotae.answer import ask
+    from kotae.answer import ask_stream
 
-    return ask(question, searcher, mode=args.mode, top_k=args.top_k, flt=filter_from(args), llm=llm)
+    # An LLM's draft streams to a terminal's stderr as it is written; the checked answer follows on stdout.
+    live = llm is not None and sys.stderr.isatty()
+    for kind, payload in ask_stream(question, searcher, mode=args.mode, top_k=args.top_k, flt=filter_from(args),
+                                    llm=llm):
+        if kind == "token" and live:
+            print(payload, end="", file=sys.stderr, flush=True)
+        elif kind == "answer":
+            if live:
+                print("\n", file=sys.stderr)
+            assert isinstance(payload, Answer)
+            return payload
+    raise AssertionError("ask_stream ended without an answer")
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

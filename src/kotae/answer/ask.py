@@ -87,7 +87,7 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
     timings["generate"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
     counts = {"sentences": len(sentences), "valid": len(sentences), "invalid": 0, "unsupported": 0, "weak": 0,
-              "attached": 0}  # extractive sentences are the passages' own words
+              "attached": 0, "pruned": 0}  # extractive sentences are the passages' own words
     yield "answer", Answer(question, " ".join(pieces), True, "extractive", tuple(sources), timings, version,
                            notices, citations=counts)
 

@@ -77,7 +77,7 @@ class Verification:
     text: str  # the answer with only valid citations, renumbered 1..m in order of first citation
     order: tuple[int, ...]  # order[new - 1] = the source number the model used (1-based)
     sentences: tuple[Sentence, ...]  # with the new numbers
-    counts: dict[str, int]  # sentences, valid, invalid, unsupported, weak, attached
+    counts: dict[str, int]  # sentences, valid, invalid, unsupported, weak, attached, pruned
 
 
 def _numbers(group: str) -> tuple[int, ...]:
@@ -206,7 +206,8 @@ def verify(sentences: Sequence[Sentence], passages: Sequence[str], sentence_toke
     and passages; `cos` is (sentences × passages) embedding cosines. A sentence citing several sources
     is checked against them together (their words and numbers pooled), as "…, and … [1][2]" needs both.
     With `attach`, an answer without a single citation gets, for each sentence, the source that supports
-    it best (lexical share + cosine), when one supports it at all.
+    it best (lexical share + cosine), when one supports it at all. A sentence citing several sources of
+    which some support it on their own keeps only those (the others are counted as pruned).
     """
     ptoks = [set(t) for t in passage_tokens]
     pnums = [numbers(p) for p in passages]
@@ -218,19 +219,25 @@ def verify(sentences: Sequence[Sentence], passages: Sequence[str], sentence_toke
             share(sentence_tokens[i], toks) >= LEXICAL_MIN or max(cos[i, n - 1] for n in cited) >= COSINE_MIN)
 
     out: list[Sentence] = []
+    pruned = 0
     attaching = attach and len(passages) > 0 and not any(s.cited for s in sentences)
     for i, s in enumerate(sentences):
         if attaching and has_words(s.text):
             best = 1 + int(np.argmax([share(sentence_tokens[i], p) + cos[i, j] for j, p in enumerate(ptoks)]))
             if ok(i, (best,)):
                 s = replace(s, cited=(best,), attached=True)
+        if len(s.cited) > 1:  # small models cite [1][2] by habit: keep the sources that support it alone
+            alone = tuple(n for n in s.cited if ok(i, (n,)))
+            if alone:
+                pruned += len(s.cited) - len(alone)
+                s = replace(s, cited=alone)
         out.append(replace(s, weak=bool(s.cited) and not ok(i, s.cited)))
     order = tuple(dict.fromkeys(n for s in out for n in s.cited))
     number = {old: new for new, old in enumerate(order, 1)}
     renumbered = [replace(s, cited=tuple(number[n] for n in s.cited)) for s in out]
     counts = {"sentences": len(out), "valid": sum(len(s.cited) for s in out), "invalid": invalid,
               "unsupported": sum(1 for s in out if not s.cited and has_words(s.text)),
-              "weak": sum(s.weak for s in out), "attached": sum(s.attached for s in out)}
+              "weak": sum(s.weak for s in out), "attached": sum(s.attached for s in out), "pruned": pruned}
     return Verification(_render(renumbered, "", number=None), order, tuple(renumbered), counts)
 
 

