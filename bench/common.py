@@ -29,6 +29,7 @@ def machine() -> dict[str, Any]:
     return {"cpu": cpu, "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": platform.platform(),
             "kotae": kotae.__version__, "commit": commit,
             "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
+            "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],  # other jobs on the machine
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -19,13 +16,14 @@ import pytest
 from kotae.answer import ask, ask_stream
 from kotae.answer.config import llm_from_args, llm_settings
 from kotae.answer.llm import LLM, LLMS, LLMSettings, Message, get_llm, register
-from kotae.answer.prompt import SUMMARY_SYSTEM, SYSTEM
+from kotae.answer.prompt import SUMMARY_SYSTEM, SYSTEM, hyde_messages
 from kotae.cli import main
 from kotae.config import IndexSettings
 from kotae.errors import ConfigError
 from kotae.pipeline import index_paths
 from kotae.search import Searcher
 from kotae.store import open_store
+from openai_server import FakeOpenAI, Reply, serve
 
 RULES = """# 就業規則
 
@@ -50,99 +48,10 @@ REMOTE_Q = "How many days per week may employees work from home?"
 REMOTE = "Employees may work from home up to three days per week"
 
 
-# --- the scripted OpenAI-compatible server ------------------------------------------------------------
-@dataclass
-class Reply:
-    text: str | Callable[[dict[str, Any]], str] = ""  # a callable sees the request body
-    status: int = 200
-    delay: float = 0.0  # seconds before answering (timeouts)
-
-
-@dataclass
-class FakeOpenAI:
-    url: str = ""
-    replies: list[Reply] = field(default_factory=list)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-
-    def script(self, *replies: Reply | str) -> None:
-        self.replies = [r if isinstance(r, Reply) else Reply(r) for r in replies]
-
-    @property
-    def prompts(self) -> list[str]:
-        """The user message of each request."""
-        return [next(m["content"] for m in r["messages"] if m["role"] == "user") for r in self.requests]
-
-
-def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            if self.path != "/v1/chat/completions":
-                return self._json(404, {"error": {"message": f"no route {self.path}"}})
-            fake.requests.append(body)
-            reply = fake.replies.pop(0) if fake.replies else Reply("no scripted reply", status=500)
-            time.sleep(reply.delay)
-            text = reply.text(body) if callable(reply.text) else reply.text
-            if reply.status != 200:
-                # retry-after-ms is what OpenAI sends; small here so the client's backoff stays fast
-                return self._json(reply.status, {"error": {"message": text or "overloaded", "type": "server"}},
-                                  {"retry-after-ms": "20"})
-            if body.get("stream"):
-                return self._sse(body["model"], text)
-            self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
-                             "choices": [{"index": 0, "finish_reason": "stop",
-                                          "message": {"role": "assistant", "content": text}}],
-                             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
-
-        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
-                pass
-
-        def _sse(self, model: str, text: str) -> None:
-            try:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                for piece in re.findall(r"\S+\s*|\s+", text):  # word by word, as a model streams
-                    self._event({"content": piece}, None, model)
-                self._event({}, "stop", model)
-                self.wfile.write(b"data: [DONE]\n\n")
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def _event(self, delta: dict[str, str], finish: str | None, model: str) -> None:
-            chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
-                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            self.wfile.flush()
-
-    return Handler
-
-
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
-    fake = FakeOpenAI()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    httpd.daemon_threads = True
-    httpd.block_on_close = False
-    fake.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield fake
-    httpd.shutdown()
-    httpd.server_close()
+    with serve() as fake:
+        yield fake
 
 
 @pytest.fixture
@@ -272,6 +181,43 @@ def test_gate_refusal_calls_no_llm(server, searcher):
     assert (a.answer, a.found_in_docs, a.sources) == ("I don't know", False, ())
     assert server.requests == []
     assert a.notices[-1].startswith("not found in the documents: ")
+
+
+# --- HyDE query rewriting ------------------------------------------------------------------------------
+HOUSE_Q = "Can staff use their laptops at their house?"  # closer to Equipment than to Remote work
+
+
+def test_hyde_passage_steers_the_dense_search_but_not_the_gate(server, searcher):
+    plain = searcher.search(HOUSE_Q, mode="dense", top_k=3)
+    hyde = searcher.search(HOUSE_Q, mode="dense", top_k=3, expansion=f"{REMOTE} with approval.")
+    assert plain.hits[0].chunk.heading[-1] != "Remote work"
+    assert hyde.hits[0].chunk.heading[-1] == "Remote work"
+    assert hyde.gate == plain.gate  # the gate judges the question as asked
+    assert "embed_expansion" in hyde.timings_ms
+
+
+def test_rewrite_hyde_asks_for_a_passage_first_then_answers(server, searcher):
+    server.script(f"{REMOTE} with approval.",
+                  Reply(lambda b: f"Up to three days per week [{number_of(b, 'Remote work')}]."))
+    llm = llm_for(server, rewrite="hyde")
+    a = ask(HOUSE_Q, searcher, mode="dense", llm=llm)
+    first = server.requests[0]
+    assert first["messages"] == hyde_messages(HOUSE_Q) and first["temperature"] == 0.0
+    assert not first.get("stream")
+    assert a.mode == "llm" and headings(a.sources) == ["Remote work"]
+    assert a.timings_ms["rewrite"] is not None
+
+
+def test_rewrite_failure_searches_the_question_as_asked(server, searcher):
+    server.script(Reply(status=503), Reply(lambda b: f"{REMOTE} [{number_of(b, 'Remote work')}]."))
+    a = ask(REMOTE_Q, searcher, llm=llm_for(server, rewrite="hyde", retries=0))
+    assert a.mode == "llm" and a.notices[0].startswith(f"query rewriting skipped (the LLM at {server.url} failed")
+
+
+def test_rewrite_setting_is_checked():
+    with pytest.raises(ConfigError, match="query rewriting"):
+        LLMSettings(rewrite="hyde2")
+    assert llm_settings(None, {"KOTAE_LLM_REWRITE": "hyde"}).rewrite == "hyde"
 
 
 # --- failures and retries -----------------------------------------------------------------------------

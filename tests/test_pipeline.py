@@ -80,6 +80,18 @@ def test_unchanged_files_skipped_changed_replaced(docs, store, fake_embedder):
     assert texts and all("two days" in t for t in texts)
 
 
+def test_report_times_each_stage(docs, store, fake_embedder):
+    import time
+
+    t0 = time.perf_counter()
+    first = index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    wall = time.perf_counter() - t0
+    assert set(first.seconds) == {"hash", "read", "chunk", "embed", "analyze", "write"}
+    assert all(v >= 0 for v in first.seconds.values()) and sum(first.seconds.values()) <= wall
+    again = index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    assert set(again.seconds) == {"hash"}  # unchanged files stop after hashing
+
+
 def test_removed_document_is_never_retrieved(docs, store, fake_embedder):
     index_paths([str(docs)], store, fake_embedder, IndexSettings())
     store.remove_document(str(docs / "rules.md"))

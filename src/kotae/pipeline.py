@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -28,10 +30,22 @@ class IndexReport:
     skipped: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line reason)
     warnings: list[str] = field(default_factory=list)
+    # seconds per stage over the whole run: hash, read (parse, clean, OCR), chunk, embed, analyze, write
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.failed
+
+
+@contextmanager
+def _timed(seconds: dict[str, float] | None, stage: str) -> Iterator[None]:
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        if seconds is not None:
+            seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - t0
 
 
 def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
@@ -79,7 +93,8 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
     for path, name in discover(paths):
         try:
-            info = index_file(path, name, store, embedder, settings, progress, force=force)
+            info = index_file(path, name, store, embedder, settings, progress, force=force,
+                              seconds=report.seconds)
         except DocumentError as e:
             report.failed.append((path, str(e)))
         except (OSError, ValueError, RuntimeError) as e:  # a reader library failing in an unforeseen way
@@ -96,39 +111,49 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
 
 
 def index_file(path: str, name: str, store: Store, embedder: Embedder, settings: IndexSettings,
-               progress: Progress | None = None, *, force: bool = False) -> DocumentInfo | None:
-    """Index one file; returns None when it is unchanged since it was last indexed."""
+               progress: Progress | None = None, *, force: bool = False,
+               seconds: dict[str, float] | None = None) -> DocumentInfo | None:
+    """Index one file; returns None when it is unchanged since it was last indexed.
+
+    `seconds`, when given, accumulates the time spent in each stage (see `IndexReport.seconds`).
+    """
     abspath = os.path.abspath(path)
-    try:
-        with open(abspath, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-    except FileNotFoundError as e:
-        raise DocumentError(path, "file disappeared while being read", "check the path and index again") from e
-    old = store.document(abspath)
+    with _timed(seconds, "hash"):
+        try:
+            with open(abspath, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except FileNotFoundError as e:
+            raise DocumentError(path, "file disappeared while being read", "check the path and index again") from e
+        old = store.document(abspath)
     if old is not None and old.sha256 == digest and not force and set(settings.tags) <= set(old.tags):
         return None
-    doc = _read(abspath, settings, progress)
+    with _timed(seconds, "read"):
+        doc = _read(abspath, settings, progress)
     doc_id = doc_id_for(abspath)
     c = settings.chunk
-    chunks = chunk_document(doc, doc_id, name, count_tokens=embedder.count_tokens, max_tokens=c.max_tokens,
-                            overlap_tokens=c.overlap_tokens, min_tokens=c.min_tokens)
+    with _timed(seconds, "chunk"):
+        chunks = chunk_document(doc, doc_id, name, count_tokens=embedder.count_tokens, max_tokens=c.max_tokens,
+                                overlap_tokens=c.overlap_tokens, min_tokens=c.min_tokens)
+        texts = [embed_text(ch, c.contextual_prefix) for ch in chunks]
+        hashes = [text_hash(embedder.model_id, t) for t in texts]
     if not chunks:
         raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
     if progress:
         progress("chunks", len(chunks))
-    texts = [embed_text(ch, c.contextual_prefix) for ch in chunks]
-    hashes = [text_hash(embedder.model_id, t) for t in texts]
-    vectors = _embed_cached(texts, hashes, store, embedder, progress)
+    with _timed(seconds, "embed"):
+        vectors = _embed_cached(texts, hashes, store, embedder, progress)
     info = DocumentInfo(
         id=doc_id, path=abspath, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
         chunks=len(chunks), lang=_majority(ch.lang for ch in chunks),
         indexed_at=datetime.now(UTC).isoformat(timespec="seconds"), tags=tuple(settings.tags),
         warnings=doc.warnings,
     )
-    keyword = [" ".join(analyze(t)) for t in texts]
+    with _timed(seconds, "analyze"):
+        keyword = [" ".join(analyze(t)) for t in texts]
     # Only documents with OCR'd pages pass word boxes, so a store without them still indexes the rest.
     extra = {"page_words": doc.ocr} if doc.ocr else {}
-    store.write_document(info, doc.pages, chunks, hashes, vectors, keyword, **extra)
+    with _timed(seconds, "write"):
+        store.write_document(info, doc.pages, chunks, hashes, vectors, keyword, **extra)
     return info
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 from kotae.answer import extractive
 from kotae.answer.llm import LLM, LLMError
-from kotae.answer.prompt import dont_know
+from kotae.answer.prompt import dont_know, hyde_messages
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze
 from kotae.search.searcher import Searcher, SearchResult
@@ -43,11 +44,16 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
     and the extractive answer is shown instead. The LLM is never called when the gate refuses.
     """
     t0 = time.perf_counter()
-    result = searcher.search(question, mode=mode, top_k=top_k, flt=flt)
+    expansion, rewrite_notices, rewrite_ms = _rewrite(question, llm)
+    result = searcher.search(question, mode=mode, top_k=top_k, flt=flt, expansion=expansion)
+    if rewrite_notices:
+        result = replace(result, notices=(*result.notices, *rewrite_notices))
     yield "retrieval", result
     timings: dict[str, float | None] = {"embed": result.timings_ms.get("embed"),
                                         "search": result.timings_ms.get("search"),
                                         "rerank": result.timings_ms.get("rerank"), "generate": None}
+    if rewrite_ms is not None:
+        timings["rewrite"] = rewrite_ms
     version = searcher.store.index_version()
     if not result.hits or not result.gate.found:
         timings["total"] = (time.perf_counter() - t0) * 1000
@@ -67,6 +73,21 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
         except LLMError as e:
             notices = (*notices, f"{e}; showing the extractive answer")
     yield from _extractive_answer(question, result, searcher, t0, timings, version, notices)
+
+
+def _rewrite(question: str, llm: LLM | None) -> tuple[str | None, tuple[str, ...], float | None]:
+    """HyDE: the passage the LLM writes for the question (when `rewrite` is "hyde"), notices, its time."""
+    if llm is None or llm.settings.rewrite != "hyde":
+        return None, (), None
+    t0 = time.perf_counter()
+    try:
+        passage = llm.complete(hyde_messages(question), temperature=0.0, max_tokens=160).strip()
+    except LLMError as e:
+        return None, (f"query rewriting skipped ({e})",), (time.perf_counter() - t0) * 1000
+    ms = (time.perf_counter() - t0) * 1000
+    if not passage:
+        return None, ("query rewriting skipped (the LLM wrote nothing)",), ms
+    return passage, (), ms
 
 
 def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, t0: float,

@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from kotae.answer.llm import LLM, LONG_EVIDENCE, LLMSettings, get_llm
+from kotae.answer.llm import LLM, LONG_EVIDENCE, REWRITE, LLMSettings, get_llm
 from kotae.errors import ConfigError
 
 # setting → (flag dest, environment variable)
@@ -35,6 +35,7 @@ SOURCES = {
     "max_tokens": ("llm_max_tokens", "KOTAE_LLM_MAX_TOKENS"),
     "context": ("llm_context", "KOTAE_LLM_CONTEXT"),
     "long_evidence": ("long_evidence", "KOTAE_LLM_LONG_EVIDENCE"),
+    "rewrite": ("rewrite", "KOTAE_LLM_REWRITE"),
 }
 OFF = ("", "none", "off", "extractive")  # --llm none: extractive answers even when $KOTAE_LLM is set
 
@@ -58,6 +59,10 @@ def add_llm_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--long-evidence", choices=LONG_EVIDENCE, help="when the passages exceed the context: "
                                                                   "fewer (best passages that fit, default) or "
                                                                   "summarise (map-reduce per source)")
+    g.add_argument("--rewrite", choices=REWRITE, help="query rewriting by the LLM before the search: hyde (it "
+                                                      "writes a passage that would answer; the dense search "
+                                                      "embeds it with the question); default off "
+                                                      "($KOTAE_LLM_REWRITE)")
 
 
 def llm_settings(args: argparse.Namespace | None = None, env: Mapping[str, str] | None = None) -> LLMSettings:

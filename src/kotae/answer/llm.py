@@ -15,6 +15,7 @@ from kotae.errors import ConfigError, KotaeError
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
 LONG_EVIDENCE = ("fewer", "summarise")
+REWRITE = ("off", "hyde")
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,12 @@ class LLMSettings:
     max_tokens: int = 512  # answer budget, reserved out of `context`
     context: int = 4096  # the model's context window in tokens (prompt + answer)
     long_evidence: str = "fewer"  # over budget: "fewer" (best passages that fit) | "summarise" (map-reduce)
+    # "hyde": the dense search also embeds a passage the model writes for the question (off: measured, see README)
+    rewrite: str = "off"
 
     def __post_init__(self) -> None:
+        if self.rewrite not in REWRITE:
+            raise ConfigError(f"unknown query rewriting {self.rewrite!r}; choose one of {', '.join(REWRITE)}")
         if self.long_evidence not in LONG_EVIDENCE:
             raise ConfigError(f"unknown long-evidence strategy {self.long_evidence!r}; "
                               f"choose one of {', '.join(LONG_EVIDENCE)}")

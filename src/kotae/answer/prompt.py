@@ -41,6 +41,16 @@ You extract, from one source, only what helps answer a question. Copy the releva
 一つの資料から、質問に答えるのに役立つ部分だけを、資料の言葉のまま3文以内で抜き出してください。関係する記述がなければ NONE とだけ答えてください。"""
 
 
+HYDE_SYSTEM = """\
+You write the passage of a document that would answer a question, for a search engine to look for similar text. Write two or three plain sentences in the question's language, in the style of the document (rules, a handbook, a FAQ), with the terms such a document would use. Never refuse and never say you do not know: write what the passage would plausibly say.
+質問に答える文書の一節を、検索のために書いてください。質問と同じ言語で、規程・ハンドブック・FAQ のような文書の文体と用語を使い、2〜3文で書くこと。断ったり「わからない」と書いたりせず、その一節に書かれていそうな内容を書くこと。"""
+
+
+def hyde_messages(question: str) -> list[Message]:
+    """Messages asking for a hypothetical passage that answers `question` (HyDE query rewriting)."""
+    return [{"role": "system", "content": HYDE_SYSTEM}, {"role": "user", "content": question.strip()}]
+
+
 def dont_know(question: str) -> str:
     """「わからない」 for Japanese questions, "I don't know" otherwise."""
     return "わからない" if detect_lang(question) in ("ja", "mixed") else "I don't know"

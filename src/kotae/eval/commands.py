@@ -13,6 +13,7 @@ from kotae.errors import KotaeError
 
 def add_eval_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from kotae.answer.config import add_llm_args
+    from kotae.eval.judge import add_judge_args
     from kotae.search import MODES
 
     ev = sub.add_parser("eval", help="evaluate on a golden set or BEIR data").add_subparsers(
@@ -26,6 +27,7 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     c.add_argument("--out", help="write the full results as JSON here")
     c.add_argument("--out-dir", help="write report.md, results.json and categories.png here")
     add_llm_args(c)
+    add_judge_args(c)
     c.set_defaults(run=cmd_eval_run)
 
     c = ev.add_parser("beir", help="score each search mode on a BEIR-layout data set (corpus, queries, qrels)")
@@ -95,8 +97,10 @@ def _write_json(path: str, payload: object) -> None:
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:
-    from kotae.answer.config import llm_from_args
+    from kotae.answer.config import llm_settings
+    from kotae.answer.llm import get_llm
     from kotae.eval import load_golden, markdown_table, run_golden
+    from kotae.eval.judge import judge_from_args
     from kotae.eval.report import results_payload, write_report
 
     if args.docs:
@@ -108,7 +112,10 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             print(f"error: {msg}", file=sys.stderr)
     searcher = searcher_for(args)
     items = [it for g in args.golden for it in load_golden(g)]
-    run = run_golden(items, searcher, mode=args.mode, top_k=args.top_k, rule=args.rule, llm=llm_from_args(args))
+    answering = llm_settings(args)
+    llm = get_llm(answering.spec, answering) if answering.spec else None
+    judge = judge_from_args(args, answering)
+    run = run_golden(items, searcher, mode=args.mode, top_k=args.top_k, rule=args.rule, llm=llm, judge=judge)
     print(markdown_table(run.summary()))
     if args.out or args.out_dir:
         payload = results_payload(run, {"golden": args.golden, "model": searcher.embedder.model_id,

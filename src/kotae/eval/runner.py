@@ -10,6 +10,7 @@ from typing import Any
 from kotae.answer import ask
 from kotae.answer.llm import LLM
 from kotae.eval.golden import GoldenItem
+from kotae.eval.judge import Judge
 from kotae.eval.metrics import Retrieved, percentile, retrieval_metrics, squash
 from kotae.search import Searcher
 
@@ -24,20 +25,24 @@ class EvalRun:
 
 
 def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "hybrid", top_k: int = 10,
-               rule: str = "either", answer_k: int = 5, answers: bool = True, llm: LLM | None = None) -> EvalRun:
-    """Retrieval metrics from the top `top_k`; the answer (gate + extractive) from the top `answer_k`.
+               rule: str = "either", answer_k: int = 5, answers: bool = True, llm: LLM | None = None,
+               judge: Judge | None = None) -> EvalRun:
+    """Retrieval metrics from the top `top_k`; the answer (gate + extractive or `llm`) from the top `answer_k`.
 
-    With `answers=False` only retrieval is scored (no answer is built: much faster).
+    With `answers=False` only retrieval is scored (no answer is built: much faster). With a `judge`,
+    correctness is the judge's verdict against the reference answer (phrase matching stays reported).
     """
     settings: dict[str, Any] = {"mode": mode, "top_k": top_k, "rule": rule}
     if answers:
         settings["answer_k"] = answer_k
         settings["llm"] = llm.settings.spec if llm else None
+        settings["judge"] = judge.spec if judge else None
     run = EvalRun(settings)
     for it in items:
         row = retrieval_row(it, searcher, mode=mode, top_k=top_k, rule=rule)
         if answers:
-            row.update(answer_fields(it, searcher, mode=mode, answer_k=answer_k, rule=rule, llm=llm))
+            row.update(answer_fields(it, searcher, mode=mode, answer_k=answer_k, rule=rule, llm=llm,
+                                     judge=judge))
         run.per_question.append(row)
     return run
 
@@ -60,7 +65,7 @@ def retrieval_row(it: GoldenItem, searcher: Searcher, *, mode: str, top_k: int, 
 
 
 def answer_fields(it: GoldenItem, searcher: Searcher, *, mode: str, answer_k: int, rule: str,
-                  llm: LLM | None = None) -> dict[str, Any]:
+                  llm: LLM | None = None, judge: Judge | None = None) -> dict[str, Any]:
     """One question's answer from the top `answer_k`: found or abstained, correct, citations valid."""
     a = ask(it.question, searcher, mode=mode, top_k=answer_k, llm=llm)
     row: dict[str, Any] = {"found_in_docs": a.found_in_docs, "answer": a.answer,
@@ -68,8 +73,18 @@ def answer_fields(it: GoldenItem, searcher: Searcher, *, mode: str, answer_k: in
                            "timings_ms": a.timings_ms, "citations": a.citations, "notices": list(a.notices)}
     if it.answerable:
         row["false_refusal"] = float(not a.found_in_docs)
-        row["correct"] = float(a.found_in_docs and bool(it.evidence.phrases)
-                               and any(squash(p) in squash(a.answer) for p in it.evidence.phrases))
+        row["correct_phrase"] = float(a.found_in_docs and bool(it.evidence.phrases)
+                                      and any(squash(p) in squash(a.answer) for p in it.evidence.phrases))
+        row["correct"] = row["correct_phrase"]
+        if judge is not None and it.answer and a.found_in_docs:
+            t0 = time.perf_counter()
+            verdict = judge.grade(it.question, it.answer, a.answer)
+            row["latency_judge_ms"] = (time.perf_counter() - t0) * 1000
+            row["judge_reply"] = verdict.reply
+            if verdict.correct is None:
+                row["judge_failed"] = 1.0
+            else:
+                row["correct"] = row["correct_judge"] = float(verdict.correct)
         cited = [s for s in a.sources if f"[{s.n}]" in a.answer]
         if cited:
             row["citation_valid"] = sum(
@@ -91,7 +106,7 @@ def gate_samples(items: Sequence[GoldenItem], searcher: Searcher) -> list[tuple[
 
 
 _METRICS = ("hit@1", "hit@3", "hit@5", "hit@10", "mrr@10", "ndcg@10", "all_evidence@10", "correct",
-            "false_refusal", "citation_valid", "abstained")
+            "correct_phrase", "correct_judge", "false_refusal", "citation_valid", "abstained")
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -102,7 +117,10 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             vals = [r[m] for r in rs if m in r]
             if vals:
                 out[m] = round(sum(vals) / len(vals), 4)
-        for key in ("latency_search_ms", "latency_answer_ms"):
+        failed = sum(1 for r in rs if r.get("judge_failed"))
+        if failed:
+            out["judge_failed"] = failed  # answers the judge gave no verdict on (graded by phrase)
+        for key in ("latency_search_ms", "latency_answer_ms", "latency_judge_ms"):
             vals = [r[key] for r in rs if r.get(key) is not None]
             if vals:
                 out[key.replace("_ms", "_p50_ms")] = round(percentile(vals, 50), 1)
@@ -118,6 +136,8 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def markdown_table(summary: dict[str, Any]) -> str:
     cols = ["n", "hit@1", "hit@3", "hit@5", "mrr@10", "ndcg@10", "correct", "false_refusal", "abstained",
             "citation_valid"]
+    if "correct_judge" in summary["overall"]:
+        cols[cols.index("correct"):cols.index("correct") + 1] = ["correct", "correct_phrase", "correct_judge"]
     lines = ["| set | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     rows = [("overall", summary["overall"])] + list(summary["categories"].items())
     for name, m in rows:

@@ -74,9 +74,12 @@ def sweep(items: Sequence[GoldenItem], docs: str, embedder: Embedder, grid: Swee
                     for path, msg in report.failed:
                         result.skipped.append(f"max_tokens={size} overlap={overlap}: {path}: {msg}")
                     chunks = sum(d.chunks for d in report.indexed)
+                    texts = store.chunk_texts()
+                    mean_chars = round(sum(len(t) for _, t in texts) / len(texts)) if texts else 0
                     searcher = Searcher(store, memo)
                     for mode in grid.modes:
-                        base = {"max_tokens": size, "overlap": overlap, "mode": mode, "chunks": chunks}
+                        base = {"max_tokens": size, "overlap": overlap, "mode": mode, "chunks": chunks,
+                                "mean_chars": mean_chars}
                         rows = [retrieval_row(it, searcher, mode=mode, top_k=RETRIEVAL_K, rule=rule) for it in items]
                         if retrieval_only:
                             result.rows.append({**base, "top_k": None, "summary": summarise(rows)})
@@ -97,14 +100,14 @@ def sweep(items: Sequence[GoldenItem], docs: str, embedder: Embedder, grid: Swee
 def sweep_table(result: SweepResult, category: str = "paraphrase") -> str:
     """One markdown row per setting: overall retrieval metrics, the category's hit@3, answer metrics."""
     answers = not result.settings["retrieval_only"]
-    cols = ["max_tokens", "overlap", "mode", "top_k", "chunks", "hit@1", "hit@3", "mrr@10", "ndcg@10",
+    cols = ["max_tokens", "overlap", "mode", "top_k", "chunks", "mean chars", "hit@1", "hit@3", "mrr@10", "ndcg@10",
             f"{category} hit@3"] + (["correct", "false_refusal", "abstained"] if answers else [])
     lines = ["| " + " | ".join(cols) + " |", "|---" * len(cols) + "|"]
     for r in result.rows:
         o = r["summary"]["overall"]
         cat = r["summary"]["categories"].get(category, {})
         cells = [str(r["max_tokens"]), str(r["overlap"]), r["mode"],
-                 "–" if r["top_k"] is None else str(r["top_k"]), str(r["chunks"])]
+                 "–" if r["top_k"] is None else str(r["top_k"]), str(r["chunks"]), str(r.get("mean_chars", "–"))]
         cells += [_f(o.get(m)) for m in ("hit@1", "hit@3", "mrr@10", "ndcg@10")] + [_f(cat.get("hit@3"))]
         if answers:
             cells += [_f(o.get(m)) for m in ("correct", "false_refusal", "abstained")]

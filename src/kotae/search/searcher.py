@@ -72,7 +72,10 @@ class Searcher:
         return GateSettings(**json.loads(stored)) if stored else self.settings.gate
 
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
-               flt: Filter | None = None) -> SearchResult:
+               flt: Filter | None = None, expansion: str | np.ndarray | None = None) -> SearchResult:
+        """Search; `expansion` (e.g. a HyDE passage) is embedded as a passage and added to the query vector
+        for the dense ranking only (a vector is added as given: pseudo-relevance feedback). The gate and
+        the keyword search always see the question as asked."""
         s = self.settings
         mode = mode or s.mode
         top_k = top_k or s.top_k
@@ -90,11 +93,15 @@ class Searcher:
         qvec = self.embedder.query(query)
         t["embed"] = _ms(t1)
         t1 = time.perf_counter()
-        if self.store.searches_vectors:
-            dense, margin = self.store.dense_search(qvec, n, doc_ids)
-        else:
-            dense, margin = self.dense_index().search_with_margin(qvec, n, doc_ids)
-        t["dense"] = _ms(t1)
+        dense, margin = self._dense_search(qvec, n, doc_ids)
+        gate_top = dense[0][1] if dense else 0.0
+        if isinstance(expansion, np.ndarray) or expansion:
+            t2 = time.perf_counter()
+            evec = expansion if isinstance(expansion, np.ndarray) else self.embedder.passages([expansion])[0]
+            t["embed_expansion"] = _ms(t2)
+            dvec = qvec + evec
+            dense, _ = self._dense_search((dvec / np.linalg.norm(dvec)).astype(np.float32), n, doc_ids)
+        t["dense"] = _ms(t1) - t.get("embed_expansion", 0.0)
         t1 = time.perf_counter()
         qtokens = analyze(query)
         # Keyword search runs in every mode too: its ranks are reported and feed the gate.
@@ -142,10 +149,15 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(terms, df, n_chunks, dense, margin, hits)
+        gate = self._gate(terms, df, n_chunks, gate_top, margin, hits)
         t["gate"] = _ms(t1)
-        t["search"] = _ms(t0) - t.get("embed", 0.0)
+        t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
+
+    def _dense_search(self, vec: np.ndarray, n: int, doc_ids: set[str] | None) -> tuple[list[tuple[int, float]], float]:
+        if self.store.searches_vectors:
+            return self.store.dense_search(vec, n, doc_ids)
+        return self.dense_index().search_with_margin(vec, n, doc_ids)
 
     def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
                 chunks: dict[int, Chunk]) -> tuple[list[tuple[int, float]], dict[int, float]]:
@@ -156,9 +168,8 @@ class Searcher:
         rescored = {r: float(x) for (r, _), x in zip(pool, scores, strict=True)}
         return sorted(pool, key=lambda p: -rescored[p[0]]) + ranked[n:], rescored
 
-    def _gate(self, terms: list[str], df: dict[str, int], n_chunks: int, dense: list[tuple[int, float]],
+    def _gate(self, terms: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
               margin: float, hits: list[Hit]) -> GateDecision:
-        top_sim = dense[0][1] if dense else 0.0
         cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
         return decide(top_sim, margin, cov, self.gate_settings())
 
