@@ -202,12 +202,15 @@ def test_keyword_weight_follows_keyword_coverage(docs, store, fake_embedder):
     index_paths([str(docs)], store, fake_embedder, IndexSettings())
     plain = Searcher(store, fake_embedder, SearchSettings(adaptive_keyword_weight=False))
     adaptive = Searcher(store, fake_embedder, SearchSettings(adaptive_keyword_weight=True))
-    # Every question word is in the best keyword hit: full keyword weight, same fusion as plain RRF.
+    half = Searcher(store, fake_embedder, SearchSettings(keyword_weight_scale=1.0))
+    # Every question word is in the best keyword hit: the keyword side counts scale × as much as dense.
     q = "賃金 翌月 支払う"
-    assert [h.fused for h in adaptive.search(q).hits] == [h.fused for h in plain.search(q).hits]
+    assert [h.fused for h in half.search(q).hits] == [h.fused for h in plain.search(q).hits]
+    a, p = adaptive.search(q).hits[0], plain.search(q).hits[0]
+    assert a.keyword_rank == 1 and a.fused > p.fused
     # Only one of three rare words matches anywhere: the keyword side counts for less.
     q = "賃金 ペンギン 火山"
-    a, p = adaptive.search(q).hits[0], plain.search(q).hits[0]
+    a, p = half.search(q).hits[0], plain.search(q).hits[0]
     assert a.chunk.id == p.chunk.id and a.keyword_rank == 1 and a.fused < p.fused
 
 
