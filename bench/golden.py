@@ -24,7 +24,8 @@ from kotae.embed import get_embedder  # noqa: E402
 from kotae.eval import load_golden, run_golden  # noqa: E402
 from kotae.eval.runner import gate_samples  # noqa: E402
 from kotae.pipeline import index_paths  # noqa: E402
-from kotae.search import Searcher, SearchSettings  # noqa: E402
+from kotae.search import Searcher  # noqa: E402
+from kotae.search.searcher import SearchSettings  # noqa: E402
 from kotae.search.gate import GateSettings, calibrate, evaluate  # noqa: E402
 from kotae.store import open_store  # noqa: E402
 
@@ -57,8 +58,10 @@ def main() -> int:
                                                 "precision": st.precision, "recall": st.recall}
         version = store.index_version()
         fixed = Searcher(store, embedder, SearchSettings(adaptive_keyword_weight=False))
-        ablations = {"hybrid (default)": _retrieval(items, searcher),
-                     "hybrid, fixed keyword weight": _retrieval(items, fixed)}
+        scale1 = Searcher(store, embedder, SearchSettings(keyword_weight_scale=1.0))
+        ablations = {"hybrid (default: keyword weight 2 × coverage)": _retrieval(items, searcher),
+                     "hybrid, keyword weight 1 × coverage": _retrieval(items, scale1),
+                     "hybrid, fixed keyword weight (plain RRF)": _retrieval(items, fixed)}
         store.close()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(tmp)
