@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> None:
     store.bind_model(embedder.model_id)
     searcher = Searcher(store, embedder)
     items = [it for g in args.golden for it in subset(load_golden(g), args.limit)]
-    settings = LLMSettings(context=args.context, max_tokens=args.max_tokens)
+    settings = LLMSettings(context=args.context, max_tokens=args.max_tokens, rewrite=args.rewrite)
     t0 = time.perf_counter()
     llm = get_llm(f"llamacpp:{args.model}", settings)
     load_s = time.perf_counter() - t0
@@ -249,6 +249,8 @@ def main() -> None:
     r.add_argument("--answer-k", type=int, default=5, help="passages per prompt (default %(default)s)")
     r.add_argument("--context", type=int, default=4096)
     r.add_argument("--max-tokens", type=int, default=200)
+    r.add_argument("--rewrite", choices=("off", "hyde"), default="off",
+                   help="HyDE query rewriting (default off: the committed results predate it as kotae's default)")
     r.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "llm_local"))
     r.set_defaults(go=run)
     args = p.parse_args()

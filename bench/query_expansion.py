@@ -9,7 +9,8 @@ added to the question's vector), so the gate and the keyword search see the ques
 - HyDE: the LLM writes a passage that would answer the question (kotae's `--rewrite hyde` prompt); its
   passage embedding is added to the question's vector. Needs an LLM (see bench/llm_local.py for the local
   GGUF setup); `--categories` limits the questions it is run on (generation is slow on a CPU).
-Writes bench/results/query_expansion.{json,md}: hit@1/3/5, MRR@10, nDCG@10 per set and for paraphrases.
+Writes bench/results/query_expansion[_hyde][_CATEGORIES].{json,md}: hit@1/3/5, MRR@10, nDCG@10 per set and
+for paraphrases.
 """
 from __future__ import annotations
 
@@ -108,8 +109,8 @@ def main() -> int:
           f"{m['cores']} cores, load average at start {m['loadavg_1_5_15'][0]}. Command: `python bench/query_expansion.py"
           f"{' --llm ' + args.llm if args.llm else ''}{' --categories ' + args.categories if keep else ''}`.\n\n"
           + "\n".join(lines))
-    write("query_expansion" + ("_hyde" if args.llm else ""), {"settings": vars(args), "machine": m,
-                                                               "results": results}, md)
+    name = "query_expansion" + ("_hyde" if args.llm else "") + ("_" + "_".join(sorted(keep)) if keep else "")
+    write(name, {"settings": vars(args), "machine": m, "results": results}, md)
     return 0
 
 

@@ -16,7 +16,7 @@ import pytest
 from kotae.answer import ask, ask_stream
 from kotae.answer.config import llm_from_args, llm_settings
 from kotae.answer.llm import LLM, LLMS, LLMSettings, Message, get_llm, register
-from kotae.answer.prompt import SUMMARY_SYSTEM, SYSTEM, hyde_messages
+from kotae.answer.prompt import HYDE_SYSTEM, SUMMARY_SYSTEM, SYSTEM, hyde_messages
 from kotae.cli import main
 from kotae.config import IndexSettings
 from kotae.errors import ConfigError
@@ -67,6 +67,8 @@ def searcher(tmp_path, fake_embedder) -> Iterator[Searcher]:
 
 
 def llm_for(server: FakeOpenAI, **settings: Any) -> LLM:
+    """The scripted model; HyDE rewriting off unless asked for, so each script holds the answer replies only."""
+    settings.setdefault("rewrite", "off")
     return get_llm("openai:scripted-model", LLMSettings(base_url=server.url, **settings))
 
 
@@ -254,7 +256,8 @@ def test_slow_reply_times_out_and_falls_back(server, searcher):
 
 
 def test_unreachable_endpoint_falls_back(searcher):
-    llm = get_llm("openai:m", LLMSettings(base_url="http://127.0.0.1:9/v1", retries=0, timeout=2))
+    llm = get_llm("openai:m", LLMSettings(base_url="http://127.0.0.1:9/v1", retries=0, timeout=2,
+                                                  rewrite="off"))
     a = ask(REMOTE_Q, searcher, llm=llm)
     assert a.notices == (("the LLM at http://127.0.0.1:9/v1 failed (could not connect, 1 attempt); "
                          "showing the extractive answer"),)
@@ -319,7 +322,7 @@ class EchoLLM(LLM):
 def test_a_registered_backend_is_used_like_a_builtin(searcher):
     register("echo")(lambda arg, settings: EchoLLM(settings))
     try:
-        llm = get_llm("echo:x")
+        llm = get_llm("echo:x", LLMSettings(rewrite="off"))
         assert llm.settings.spec == "echo:x" and llm.complete([{"role": "user", "content": "a\nb\nc\nd e"}]) == "d e [1]."
         a = ask(REMOTE_Q, searcher, llm=llm)
         assert a.mode == "llm" and a.answer == f"{REMOTE}.[1]"
@@ -370,7 +373,7 @@ def test_cli_ask_with_llm_prints_verified_json(server, searcher, tmp_path, capsy
     monkeypatch.delenv("KOTAE_LLM", raising=False)
     server.script(Reply(lambda b: f"{REMOTE} [{number_of(b, 'Remote work')}][9]."))
     rc = main(["--index", str(tmp_path / "idx"), "--model", "fake", "ask", REMOTE_Q, "--json",
-               "--llm", "openai:m", "--llm-base-url", server.url])
+               "--llm", "openai:m", "--llm-base-url", server.url, "--rewrite", "off"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert out["mode"] == "llm" and out["answer"] == f"{REMOTE}.[1]"
@@ -381,8 +384,10 @@ def test_cli_ask_with_llm_prints_verified_json(server, searcher, tmp_path, capsy
 def test_cli_text_output_shows_notices_and_also_retrieved(server, searcher, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("KOTAE_LLM", "openai:m")
     monkeypatch.setenv("KOTAE_LLM_BASE_URL", server.url)
-    server.script(Reply(lambda b: f"{REMOTE} [{number_of(b, 'Remote work')}][9]."))
+    # HyDE is on by default: the first request asks for a passage, the second for the answer
+    server.script(f"{REMOTE}.", Reply(lambda b: f"{REMOTE} [{number_of(b, 'Remote work')}][9]."))
     assert main(["--index", str(tmp_path / "idx"), "--model", "fake", "ask", REMOTE_Q]) == 0
+    assert [r["messages"][0]["content"] for r in server.requests] == [HYDE_SYSTEM, SYSTEM]
     out = capsys.readouterr().out
     assert out.startswith(f"{REMOTE}.[1]\n")
     assert "(removed 1 citation(s) to sources that do not exist)" in out

@@ -632,7 +632,7 @@ class ScriptedLLM(LLM):
     name = "scripted"
 
     def __init__(self, pieces: Sequence[str]) -> None:
-        super().__init__(LLMSettings(spec="scripted:test"))
+        super().__init__(LLMSettings(spec="scripted:test", rewrite="off"))
         self.pieces = list(pieces)
         self.prompts: list[str] = []
 

@@ -61,7 +61,7 @@ def add_llm_args(parser: argparse.ArgumentParser) -> None:
                                                                   "summarise (map-reduce per source)")
     g.add_argument("--rewrite", choices=REWRITE, help="query rewriting by the LLM before the search: hyde (it "
                                                       "writes a passage that would answer; the dense search "
-                                                      "embeds it with the question); default off "
+                                                      "embeds it with the question; default) or off "
                                                       "($KOTAE_LLM_REWRITE)")
 
 
