@@ -105,7 +105,7 @@ def main() -> int:
             results.append(r)
             print(json.dumps(r, ensure_ascii=False), file=sys.stderr)
     lines = ["| corpus | files | pages | chunks | total s | pages/s | chunks/s | " + " | ".join(STAGES)
-             + " | embedder alone s | overhead | unchanged rerun | forced re-index |", "|---" * 15 + "|"]
+             + " | embedder alone s | overhead | unchanged rerun | forced re-index |", "|---" * 17 + "|"]
     for r in results:
         share = " | ".join(f"{100 * r['stages_s'][k] / r['total_s']:.1f} %" for k in STAGES)
         lines.append(f"| {r['corpus']} | {r['files']} | {r['pages']} | {r['chunks']} | {r['total_s']} | "
