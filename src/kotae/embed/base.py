@@ -33,7 +33,7 @@ def get_embedder(name: str = "e5-small") -> Embedder:
 
 
 def _load_builtins() -> None:
-    from kotae.embed import e5, e5_onnx, st  # noqa: F401  (registration side effect)
+    from kotae.embed import e5, e5_onnx, e5_torch, st  # noqa: F401  (registration side effect)
 
 
 class Embedder(ABC):
