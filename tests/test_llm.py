@@ -177,9 +177,10 @@ def test_i_dont_know_in_english_drops_its_citation(server, searcher):
     assert (a.answer, a.found_in_docs, a.sources) == ("I don't know", False, ())
 
 
-def test_gate_refusal_calls_no_llm(server, searcher):
+@pytest.mark.parametrize("rewrite", ["off", "hyde"])
+def test_gate_refusal_calls_no_llm(server, searcher, rewrite):
     server.script("Paris [1].")
-    a = ask("What is the capital city of France?", searcher, llm=llm_for(server))
+    a = ask("What is the capital city of France?", searcher, llm=llm_for(server, rewrite=rewrite))
     assert (a.answer, a.found_in_docs, a.sources) == ("I don't know", False, ())
     assert server.requests == []
     assert a.notices[-1].startswith("not found in the documents: ")

@@ -44,10 +44,16 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
     and the extractive answer is shown instead. The LLM is never called when the gate refuses.
     """
     t0 = time.perf_counter()
-    expansion, rewrite_notices, rewrite_ms = _rewrite(question, llm)
-    result = searcher.search(question, mode=mode, top_k=top_k, flt=flt, expansion=expansion)
-    if rewrite_notices:
-        result = replace(result, notices=(*result.notices, *rewrite_notices))
+    result = searcher.search(question, mode=mode, top_k=top_k, flt=flt)
+    rewrite_ms = None
+    if result.hits and result.gate.found:  # the gate first: no LLM call, not even to rewrite, when it refuses
+        expansion, rewrite_notices, rewrite_ms = _rewrite(question, llm)
+        if expansion:
+            # the rewritten search ranks; the gate keeps judging the question as asked
+            result = replace(searcher.search(question, mode=mode, top_k=top_k, flt=flt, expansion=expansion),
+                             gate=result.gate)
+        if rewrite_notices:
+            result = replace(result, notices=(*result.notices, *rewrite_notices))
     yield "retrieval", result
     timings: dict[str, float | None] = {"embed": result.timings_ms.get("embed"),
                                         "search": result.timings_ms.get("search"),

@@ -77,8 +77,9 @@ class Searcher:
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
                flt: Filter | None = None, expansion: str | np.ndarray | None = None) -> SearchResult:
         """Search; `expansion` (e.g. a HyDE passage) is embedded as a passage and added to the query vector
-        for the dense ranking only (a vector is added as given: pseudo-relevance feedback). The gate and
-        the keyword search always see the question as asked."""
+        for the dense ranking only (a vector is added as given: pseudo-relevance feedback); the hits'
+        `similarity` is then to that combined vector. The gate's similarity and margin, and the keyword
+        search, always see the question as asked."""
         s = self.settings
         mode = mode or s.mode
         top_k = top_k or s.top_k
