@@ -87,7 +87,9 @@ def test_report_times_each_stage(docs, store, fake_embedder):
     first = index_paths([str(docs)], store, fake_embedder, IndexSettings())
     wall = time.perf_counter() - t0
     assert set(first.seconds) == {"hash", "read", "chunk", "embed", "analyze", "write"}
-    assert all(v >= 0 for v in first.seconds.values()) and sum(first.seconds.values()) <= wall
+    stages = list(first.seconds.values())
+    assert all(v >= 0 for v in stages)
+    assert sum(stages) <= wall  # the stages are disjoint parts of the run (not a speed claim)
     again = index_paths([str(docs)], store, fake_embedder, IndexSettings())
     assert set(again.seconds) == {"hash"}  # unchanged files stop after hashing
 
