@@ -115,9 +115,11 @@ def main() -> int:
     md = (f"Ingest, model {embedder.model_id}, OCR {args.ocr}, default chunking. Stage columns: share of the "
           f"end-to-end time. Overhead = end-to-end / embedder alone on the same texts (same run). Reruns: "
           f"time as a share of the first run. Machine: {m['cpu']}, {m['cores']} cores, load average at start "
-          f"{m['loadavg_1_5_15'][0]}. Command: `python bench/ingest.py --scifact {args.scifact} --ocr {args.ocr}`.\n\n"
+          f"{m['loadavg_1_5_15'][0]}. Command: `python bench/ingest.py --scifact {args.scifact} --ocr {args.ocr}"
+          f"{'' if args.model == 'e5-small' else ' --model ' + args.model}`.\n\n"
           + "\n".join(lines))
-    write("ingest", {"settings": vars(args), "machine": m, "results": results}, md)
+    name = "ingest" if args.model == "e5-small" else f"ingest_{args.model}"
+    write(name, {"settings": vars(args), "machine": m, "results": results}, md)
     return 0
 
 
