@@ -32,7 +32,6 @@ from kotae.eval.metrics import Retrieved, graded_metrics, mean_metrics, retrieva
 from kotae.pipeline import index_paths
 from kotae.search.analyze import analyze
 from kotae.search.fusion import rrf
-from kotae.search.gate import coverage
 from kotae.search.searcher import Searcher
 from kotae.store import open_store
 
@@ -50,8 +49,7 @@ def lists(searcher: Searcher, q: str) -> Lists:
     keyword = store.keyword_search(tokens, DEPTH, None)
     terms = list(dict.fromkeys(tokens))
     df, n = store.document_frequencies(terms) if terms else ({}, 0)
-    top = store.chunks([r for r, _ in keyword[:3]])
-    return dense, keyword, coverage(terms, [analyze(c.text) for c in top.values()], df, n)
+    return dense, keyword, searcher.keyword_coverage(terms, keyword, df, n)
 
 
 def _rrf(dense: list[tuple[int, float]], keyword: list[tuple[int, float]], wk: float, depth: int = DEPTH,

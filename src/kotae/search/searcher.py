@@ -118,9 +118,7 @@ class Searcher:
         if s.adaptive_keyword_weight and mode != "keyword":
             # Trust keyword ranks as far as the best keyword hits contain the question's rare words:
             # a paraphrase matching only common words (する, いつ, お金) should not pull noise up.
-            top_kw = self.store.chunks([r for r, _ in keyword[:3]])
-            kw_weight *= s.keyword_weight_scale * coverage(terms, [analyze(c.text) for c in top_kw.values()],
-                                                           df, n_chunks)
+            kw_weight *= s.keyword_weight_scale * self.keyword_coverage(terms, keyword, df, n_chunks)
 
         sim = dict(dense)
         bm = dict(keyword)
@@ -163,6 +161,12 @@ class Searcher:
         if self.store.searches_vectors:
             return self.store.dense_search(vec, n, doc_ids)
         return self.dense_index().search_with_margin(vec, n, doc_ids)
+
+    def keyword_coverage(self, terms: list[str], keyword: list[tuple[int, float]], df: dict[str, int],
+                         n_chunks: int) -> float:
+        """How much of the question's rare words the best three keyword hits hold (scales the keyword weight)."""
+        top = self.store.chunks([r for r, _ in keyword[:3]])
+        return coverage(terms, [analyze(c.text) for c in top.values()], df, n_chunks)
 
     def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
                 chunks: dict[int, Chunk]) -> tuple[list[tuple[int, float]], dict[int, float]]:

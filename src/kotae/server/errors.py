@@ -59,6 +59,18 @@ def status_of(e: KotaeError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
+class Watching:
+    """An ASGI `send` that remembers whether the response has started (after that, no error body can be sent)."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, msg: Message) -> None:
+        self.started = self.started or msg["type"] == "http.response.start"
+        await self.send(msg)
+
+
 class CatchAll:
     """ASGI middleware, the last resort: an unexpected exception becomes a logged 500 in the error shape.
     (Starlette's own handler re-raises after answering, and the server then drops the keep-alive
@@ -71,17 +83,11 @@ class CatchAll:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def watching(msg: Message) -> None:
-            nonlocal started
-            started = started or msg["type"] == "http.response.start"
-            await send(msg)
-
+        watching = Watching(send)
         try:
             await self.app(scope, receive, watching)
         except Exception as e:
-            if started:
+            if watching.started:
                 raise
             log.exception("%s %s failed", scope["method"], scope["path"], exc_info=e)
             await _internal(e)(scope, receive, send)

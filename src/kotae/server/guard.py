@@ -10,7 +10,7 @@ import secrets
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kotae.server.errors import ApiError, error_response
+from kotae.server.errors import ApiError, Watching, error_response
 
 API_KEY_HEADER = "X-API-Key"
 # The page shell, its static files and the API description hold no data, and a browser cannot send a
@@ -72,17 +72,11 @@ class Guard:
                     raise ApiError(413, "too_large", message)
             return msg
 
-        started = False
-
-        async def watching(msg: Message) -> None:
-            nonlocal started
-            started = started or msg["type"] == "http.response.start"
-            await send(msg)
-
+        watching = Watching(send)
         try:
             await self.app(scope, counting, watching)
         except ApiError as e:  # raised while the body streamed in, outside any route's handler
-            if started:
+            if watching.started:
                 raise
             await error_response(e.status_code, e.code, str(e.detail))(scope, receive, send)
 
