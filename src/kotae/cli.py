@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Sequence
 
-from kotae.cli_common import resolve_index, searcher_for, store_for
+from kotae.cli_common import embedder_for, resolve_index, searcher_for, store_for
 from kotae.config import DEFAULT_INDEX, DEFAULT_MODEL, ChunkSettings, IndexSettings
 from kotae.errors import DocumentError, KotaeError
 from kotae.types import Answer
@@ -34,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--database-url", default=os.environ.get("KOTAE_DATABASE_URL"), metavar="URL",
                    help="keep the index in PostgreSQL + pgvector instead: postgresql://USER:PASSWORD@HOST/DB "
                         "($KOTAE_DATABASE_URL; an explicit --index wins)")
-    p.add_argument("--model", default=DEFAULT_MODEL, help="embedding model (default %(default)s)")
+    p.add_argument("--model", default=DEFAULT_MODEL,
+                   help="embedding model (default: the one the index was built with; for a new index e5-small-onnx, "
+                        "or e5-small when onnxruntime cannot run; or $KOTAE_EMBED_MODEL)")
     sub = p.add_subparsers(required=True, metavar="COMMAND")
 
     c = sub.add_parser("index", help="index files and folders")
@@ -144,7 +146,6 @@ def _chunk_settings(args: argparse.Namespace) -> ChunkSettings:
 
 # --- commands ------------------------------------------------------------------------------------
 def cmd_index(args: argparse.Namespace) -> int:
-    from kotae.embed import get_embedder
     from kotae.pipeline import discover, index_paths
     from kotae.progress import IndexProgress
 
@@ -154,7 +155,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     paths = [p for p in args.paths if p not in missing]
     files = discover(paths)
     store = store_for(args, must_exist=False)
-    embedder = get_embedder(args.model)
+    embedder = embedder_for(args, store)
     with IndexProgress(len(files)) as progress:
         report = index_paths(paths, store, embedder, settings, progress.update, force=args.force)
     for w in report.warnings:
@@ -287,12 +288,11 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 
 def cmd_reembed(args: argparse.Namespace) -> int:
-    from kotae.embed import get_embedder
     from kotae.pipeline import reembed
     from kotae.progress import IndexProgress
 
     store = store_for(args)
-    embedder = get_embedder(args.model)
+    embedder = embedder_for(args)  # --model, else the default engine (not the index's: that is what changes)
     with IndexProgress(0) as progress:
         n = reembed(store, embedder, progress.update)
     print(f"re-embedded {n} chunks with {embedder.model_id}")

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
+from kotae.embed.base import Embedder
 from kotae.errors import KotaeError
 from kotae.search import Searcher
 from kotae.store import Store
@@ -24,12 +26,19 @@ def store_for(args: argparse.Namespace, must_exist: bool = True) -> Store:
     return open_store(args.index)
 
 
+def embedder_for(args: argparse.Namespace, store: Store | None = None) -> Embedder:
+    """--model when given; else the model `store`'s index was built with; else the default engine."""
+    from kotae.embed import choose_embedder
+
+    bound = store.meta("model") if store is not None else None
+    return choose_embedder(args.model, bound, warn=lambda m: print(f"note: {m}", file=sys.stderr))
+
+
 def searcher_for(args: argparse.Namespace) -> Searcher:
-    from kotae.embed import get_embedder
     from kotae.search import load_reranker
 
     store = store_for(args)
-    embedder = get_embedder(args.model)
+    embedder = embedder_for(args, store)
     store.bind_model(embedder.model_id)
     # Loaded when asked for (a spec, or the rerank mode), so plain searches log no "rerank skipped".
     spec = getattr(args, "reranker", None)

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass, field
 from kotae.search.searcher import SearchSettings
 
 DEFAULT_INDEX = os.environ.get("KOTAE_INDEX", ".kotae")
-DEFAULT_MODEL = os.environ.get("KOTAE_EMBED_MODEL", "e5-small")
+# None: an index's own model, and for a new index the fastest bundled engine (kotae.embed.choose_embedder)
+DEFAULT_MODEL = os.environ.get("KOTAE_EMBED_MODEL") or None
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,6 @@ class IndexSettings:
 @dataclass(frozen=True)
 class Settings:
     index: str = DEFAULT_INDEX
-    model: str = DEFAULT_MODEL
+    model: str | None = DEFAULT_MODEL
     indexing: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)

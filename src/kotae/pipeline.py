@@ -6,6 +6,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,7 +50,8 @@ def _timed(seconds: dict[str, float] | None, stage: str) -> Iterator[None]:
 
 
 def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
-    """(path, display name) of every file to index: files as given, folders walked recursively."""
+    """(path, display name) of every file to index: files as given, folders walked recursively; a file named
+    twice (a folder and a file inside it) comes once."""
     out: list[tuple[str, str]] = []
     for p in paths:
         if os.path.isdir(p):
@@ -61,7 +63,10 @@ def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
                         out.append((full, os.path.relpath(full, p)))
         else:
             out.append((p, os.path.basename(p)))  # explicit files: the content decides (and may fail)
-    return out
+    first: dict[str, tuple[str, str]] = {}
+    for path, name in out:
+        first.setdefault(os.path.abspath(path), (path, name))
+    return list(first.values())
 
 
 def doc_id_for(path: str) -> str:
@@ -83,7 +88,10 @@ def text_hash(model_id: str, text: str) -> str:
 
 def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings: IndexSettings,
                 progress: Progress | None = None, *, force: bool = False) -> IndexReport:
-    """Index files and folders; each file succeeds or fails alone, each in one transaction."""
+    """Index files and folders; each file succeeds or fails alone, each in one transaction.
+
+    The next file is read, chunked and analysed on a second thread while this one is embedded and written, so
+    parsing hides behind the embedder (stage times in the report then overlap)."""
     store.bind_model(embedder.model_id)
     report = IndexReport()
     chunking_key = settings.chunk.key()
@@ -91,22 +99,35 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         force = force or store.meta("chunking") is not None  # settings changed: re-chunk everything
         store.set_meta("chunking", chunking_key)
         store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
-    for path, name in discover(paths):
-        try:
-            info = index_file(path, name, store, embedder, settings, progress, force=force,
-                              seconds=report.seconds)
-        except DocumentError as e:
-            report.failed.append((path, str(e)))
-        except (OSError, ValueError, RuntimeError) as e:  # a reader library failing in an unforeseen way
-            report.failed.append((path, f"{path}: could not be read ({type(e).__name__}: {e})"))
-        else:
-            if info is None:
-                report.skipped.append(path)
+    files = iter(discover(paths))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kotae-read") as pool:
+
+        def read_ahead() -> tuple[str, Future[Prepared | None]] | None:
+            nxt = next(files, None)
+            return None if nxt is None else (nxt[0], pool.submit(prepare_file, nxt[0], nxt[1], store, embedder,
+                                                                 settings, progress, force=force,
+                                                                 seconds=report.seconds))
+
+        ahead = read_ahead()
+        while ahead is not None:
+            path, job = ahead
+            ahead = read_ahead()
+            try:
+                prepared = job.result()
+                info = None if prepared is None else commit_file(prepared, store, embedder, progress,
+                                                                 seconds=report.seconds)
+            except DocumentError as e:
+                report.failed.append((path, str(e)))
+            except (OSError, ValueError, RuntimeError) as e:  # a reader library failing in an unforeseen way
+                report.failed.append((path, f"{path}: could not be read ({type(e).__name__}: {e})"))
             else:
-                report.indexed.append(info)
-                report.warnings += [f"{path}: {w}" for w in info.warnings]
-        if progress:
-            progress("file", 1)
+                if info is None:
+                    report.skipped.append(path)
+                else:
+                    report.indexed.append(info)
+                    report.warnings += [f"{path}: {w}" for w in info.warnings]
+            if progress:
+                progress("file", 1)
     return report
 
 
@@ -117,6 +138,26 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
 
     `seconds`, when given, accumulates the time spent in each stage (see `IndexReport.seconds`).
     """
+    prepared = prepare_file(path, name, store, embedder, settings, progress, force=force, seconds=seconds)
+    return None if prepared is None else commit_file(prepared, store, embedder, progress, seconds=seconds)
+
+
+@dataclass
+class Prepared:
+    """A file read, chunked and analysed, waiting for its embeddings and its transaction."""
+
+    info: DocumentInfo
+    doc: ParsedDocument
+    chunks: list[Chunk]
+    texts: list[str]
+    hashes: list[str]
+    keyword: list[str]
+
+
+def prepare_file(path: str, name: str, store: Store, embedder: Embedder, settings: IndexSettings,
+                 progress: Progress | None = None, *, force: bool = False,
+                 seconds: dict[str, float] | None = None) -> Prepared | None:
+    """Everything before embedding (hash, read, chunk, analyze); None when the file is unchanged."""
     abspath = os.path.abspath(path)
     with _timed(seconds, "hash"):
         try:
@@ -138,23 +179,29 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
         hashes = [text_hash(embedder.model_id, t) for t in texts]
     if not chunks:
         raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
-    if progress:
-        progress("chunks", len(chunks))
-    with _timed(seconds, "embed"):
-        vectors = _embed_cached(texts, hashes, store, embedder, progress)
+    with _timed(seconds, "analyze"):
+        keyword = [" ".join(analyze(t)) for t in texts]
     info = DocumentInfo(
         id=doc_id, path=abspath, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
         chunks=len(chunks), lang=_majority(ch.lang for ch in chunks),
         indexed_at=datetime.now(UTC).isoformat(timespec="seconds"), tags=tuple(settings.tags),
         warnings=doc.warnings,
     )
-    with _timed(seconds, "analyze"):
-        keyword = [" ".join(analyze(t)) for t in texts]
+    return Prepared(info, doc, chunks, texts, hashes, keyword)
+
+
+def commit_file(p: Prepared, store: Store, embedder: Embedder, progress: Progress | None = None, *,
+                seconds: dict[str, float] | None = None) -> DocumentInfo:
+    """Embed a prepared file (reusing cached vectors by text hash) and write it in one transaction."""
+    if progress:
+        progress("chunks", len(p.chunks))
+    with _timed(seconds, "embed"):
+        vectors = _embed_cached(p.texts, p.hashes, store, embedder, progress)
     # Only documents with OCR'd pages pass word boxes, so a store without them still indexes the rest.
-    extra = {"page_words": doc.ocr} if doc.ocr else {}
+    extra = {"page_words": p.doc.ocr} if p.doc.ocr else {}
     with _timed(seconds, "write"):
-        store.write_document(info, doc.pages, chunks, hashes, vectors, keyword, **extra)
-    return info
+        store.write_document(p.info, p.doc.pages, p.chunks, p.hashes, vectors, p.keyword, **extra)
+    return p.info
 
 
 def _read(path: str, settings: IndexSettings, progress: Progress | None) -> ParsedDocument:

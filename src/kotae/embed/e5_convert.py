@@ -113,10 +113,15 @@ def to_int8(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scale.astype(np.float32)
 
 
-def build_graph(f: E5File) -> Any:
+def build_graph(f: E5File, unsigned: bool = False) -> Any:
     """The encoder as an ONNX model: inputs `embeddings` (B, S, H) float (word + position + type embeddings),
     `mask` (B, S) int32; output `pooled` (B, H), the sum of the final hidden states over unmasked tokens (the
-    caller divides and normalises)."""
+    caller divides and normalises).
+
+    `unsigned` stores each int8 weight q as the byte q + 128 with zero point 128: the same integer products,
+    through onnxruntime's u8u8 kernels. CPUs without VNNI multiply u8 x s8 with an instruction that saturates
+    pairs of products at 16 bits (onnxruntime's documented U8S8 caveat), which this avoids; with VNNI the
+    signed form is ~1.3x faster and exact (measured in tests/test_e5_onnx.py and bench/embedding.py)."""
     from onnx import TensorProto, helper, numpy_helper
 
     H, FF, NH = f.hidden, f.ffn, f.heads
@@ -136,6 +141,8 @@ def build_graph(f: E5File) -> Any:
         q, scale = to_int8(dequantize(blocks).T)
         colsum = (q.astype(np.float32) * scale).sum(axis=0)
         n = out + "."
+        weights = [const(n + "B", (q.astype(np.int16) + 128).astype(np.uint8)), "", "zp128"] if unsigned \
+            else [const(n + "B", q)]
         nodes.extend([
             helper.make_node("ReduceMin", [x], [n + "min"], axes=[-1], keepdims=1),
             helper.make_node("ReduceMax", [x], [n + "max"], axes=[-1], keepdims=1),
@@ -147,7 +154,7 @@ def build_graph(f: E5File) -> Any:
             helper.make_node("Mul", [x, n + "inv"], [n + "xs"]),
             helper.make_node("Add", [n + "xs", n + "shift"], [n + "xr"]),
             helper.make_node("Cast", [n + "xr"], [n + "u8"], to=TensorProto.UINT8),
-            helper.make_node("MatMulInteger", [n + "u8", const(n + "B", q)], [n + "i32"]),
+            helper.make_node("MatMulInteger", [n + "u8", *weights], [n + "i32"]),
             helper.make_node("Cast", [n + "i32"], [n + "f"], to=TensorProto.FLOAT),
             helper.make_node("Div", [n + "f", n + "inv"], [n + "fr"]),
             helper.make_node("Mul", [n + "fr", const(n + "scale", scale)], [n + "main"]),
@@ -172,6 +179,7 @@ def build_graph(f: E5File) -> Any:
     const("tiny", np.array(1e-6, np.float32))
     const("levels", np.array(255.0, np.float32))
     const("half", np.array(0.5, np.float32))
+    const("zp128", np.array(128, np.uint8))
     nodes.append(helper.make_node("LayerNormalization", ["embeddings", const("emb.ln.w", t["emb.ln.w"]),
                                                          const("emb.ln.b", t["emb.ln.b"])], ["x0"],
                                   axis=-1, epsilon=f.eps))

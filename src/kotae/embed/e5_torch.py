@@ -38,8 +38,6 @@ class E5SmallTorch(E5Encoder):
         self._torch = torch
         self._device = torch.device(device)
         self._dtype = torch.float16 if device == "cuda" else torch.float32
-        if device == "cuda":  # a GPU needs far bigger calls than a CPU to be busy (bench/embedding_gpu.py)
-            self.batch_size, self.token_budget = 512, 65536
         self.version = f"torch-{str(self._dtype).removeprefix('torch.')}-{self.digest}"
         self._layers = [self._layer(i) for i in range(self._file.layers)]
         self._emb_ln = (self._vec("emb.ln.w"), self._vec("emb.ln.b"))

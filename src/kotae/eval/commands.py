@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from kotae.cli_common import searcher_for, store_for
+from kotae.cli_common import embedder_for, searcher_for, store_for
 from kotae.config import DEFAULT_INDEX, IndexSettings
 from kotae.errors import KotaeError
 
@@ -104,10 +104,10 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     from kotae.eval.report import results_payload, write_report
 
     if args.docs:
-        from kotae.embed import get_embedder
         from kotae.pipeline import index_paths
 
-        report = index_paths([args.docs], store_for(args, must_exist=False), get_embedder(args.model), IndexSettings())
+        store = store_for(args, must_exist=False)
+        report = index_paths([args.docs], store, embedder_for(args, store), IndexSettings())
         for _, msg in report.failed:
             print(f"error: {msg}", file=sys.stderr)
     searcher = searcher_for(args)
@@ -130,7 +130,6 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_beir(args: argparse.Namespace) -> int:
-    from kotae.embed import get_embedder
     from kotae.eval.beir import load_beir
     from kotae.eval.beir_eval import DEFAULT_MODES, beir_table, default_index, evaluate_beir
     from kotae.progress import IndexProgress
@@ -141,16 +140,19 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
     data = load_beir(args.path, args.split, args.limit_queries)
     for w in data.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    index = args.beir_index or (args.index if args.index != DEFAULT_INDEX else default_index(data.name, args.model))
-    embedder = get_embedder(args.model)
-    store = open_store(index)
+    if args.beir_index or args.index != DEFAULT_INDEX:
+        store = open_store(args.beir_index or args.index)
+        embedder = embedder_for(args, store)
+    else:  # one cached index per dataset and model
+        embedder = embedder_for(args)
+        store = open_store(default_index(data.name, embedder.name))
     try:
         with IndexProgress((len(data.corpus) + 499) // 500) as progress:
             run = evaluate_beir(data, store, embedder, args.modes or DEFAULT_MODES, progress.update)
     finally:
         store.close()
     print(beir_table([run]))
-    print(f"{run.index['embedded']} passage(s) embedded, the rest from the cache in {index}", file=sys.stderr)
+    print(f"{run.index['embedded']} passage(s) embedded, the rest from the cache in {store.location}", file=sys.stderr)
     if args.out:
         _write_json(args.out, run.to_json(per_query=args.per_query))
     return 0
@@ -176,7 +178,6 @@ def cmd_eval_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_sweep(args: argparse.Namespace) -> int:
-    from kotae.embed import get_embedder
     from kotae.eval import load_golden
     from kotae.eval.sweep import CHART_PANELS, SweepGrid, sweep, sweep_table
 
@@ -184,7 +185,7 @@ def cmd_eval_sweep(args: argparse.Namespace) -> int:
         raise KotaeError(f"{args.docs}: no such folder; pass the documents folder with --docs")
     items = [it for g in args.golden for it in load_golden(g)]
     grid = SweepGrid(args.max_tokens, args.overlap, args.modes, args.top_k)
-    result = sweep(items, args.docs, get_embedder(args.model), grid, rule=args.rule,
+    result = sweep(items, args.docs, embedder_for(args), grid, rule=args.rule,
                    retrieval_only=args.retrieval_only, log=lambda m: print(m, file=sys.stderr))
     result.settings["golden"] = args.golden
     table = sweep_table(result, args.category)

@@ -7,6 +7,7 @@ stop words dropped; punctuation and symbols are dropped. Width is normalised (NF
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -26,17 +27,31 @@ JA_STOP = frozenset(
 
 
 @lru_cache(maxsize=1)
+def _dictionary():  # type: ignore[no-untyped-def]
+    from sudachipy import Dictionary
+
+    return Dictionary()
+
+
+# A Sudachi tokenizer or a Snowball stemmer must not be used by two threads at once (the server answers queries
+# while its worker indexes; indexing reads ahead on a second thread): one of each per thread.
+_local = threading.local()
+
+
 def _sudachi():  # type: ignore[no-untyped-def]
-    from sudachipy import Dictionary, SplitMode
+    if not hasattr(_local, "sudachi"):
+        from sudachipy import SplitMode
 
-    return Dictionary().tokenizer(SplitMode.A)
+        _local.sudachi = _dictionary().tokenizer(SplitMode.A)
+    return _local.sudachi
 
 
-@lru_cache(maxsize=1)
 def _stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer
+    if not hasattr(_local, "stemmer"):
+        import Stemmer
 
-    return Stemmer.Stemmer("english")
+        _local.stemmer = Stemmer.Stemmer("english")
+    return _local.stemmer
 
 
 def _latin_tokens(text: str) -> list[str]:

@@ -29,8 +29,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from kotae.answer.config import llm_from_args
-    from kotae.cli_common import store_for
-    from kotae.embed import get_embedder
+    from kotae.cli_common import embedder_for, store_for
     from kotae.errors import ConfigError
     from kotae.search import load_reranker
     from kotae.server import create_app
@@ -42,7 +41,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     else:
         raise ConfigError(f"the index {args.index} is not a folder; pass --upload-dir DIR for uploads")
     store = store_for(args, must_exist=False)
-    app = create_app(store, get_embedder(args.model), upload_dir=upload_dir, api_key=args.api_key or None,
+    app = create_app(store, embedder_for(args, store), upload_dir=upload_dir, api_key=args.api_key or None,
                      cors_origins=args.cors_origin,
                      max_upload_mb=args.max_upload_mb,
                      reranker=load_reranker(args.reranker) if args.reranker else None,

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
 from kotae.store import pg_keyword as kw
 from kotae.store import pg_schema
@@ -85,7 +86,7 @@ class PostgresStore(Store):
             self._run("INSERT INTO kotae_meta VALUES ('model', %s) ON CONFLICT DO NOTHING", (model_id,))
             found = self.meta("model")
         if found != model_id:
-            name, was = model_id.split("@", 1)[0], (found or "?").split("@", 1)[0]
+            name, was = model_name(model_id), model_name(found or "?")
             raise IndexMismatch(
                 f"the index in {self.location} was built with {found}, not {model_id}; re-embed it with: "
                 f"kotae --database-url {self.location} --model {name} reembed (or pass --model {was})"

