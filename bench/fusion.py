@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
 from kotae.config import IndexSettings
-from kotae.embed import get_embedder
+from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.beir import load_beir
 from kotae.eval.beir_eval import default_index
@@ -120,7 +120,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--index-root", default=os.path.join(ROOT, ".kotae-beir"))
-    ap.add_argument("--model", default="e5-small")
+    ap.add_argument("--model", default=DEFAULT_ENGINES[0])
     args = ap.parse_args()
     import tempfile
 

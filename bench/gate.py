@@ -22,7 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
-from kotae.embed import get_embedder
+from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.beir import load_beir
 from kotae.eval.beir_eval import default_index
@@ -38,7 +38,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--index-root", default=os.path.join(ROOT, ".kotae-beir"))
-    ap.add_argument("--model", default="e5-small")
+    ap.add_argument("--model", default=DEFAULT_ENGINES[0])
     ap.add_argument("--n", type=int, default=500)
     args = ap.parse_args()
     jsq, sci = os.path.join(args.data, "jsquad-valid"), os.path.join(args.data, "scifact")

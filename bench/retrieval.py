@@ -52,7 +52,7 @@ class Ticker:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"), help="folder of data sets")
-    p.add_argument("--model", default="e5-small")
+    p.add_argument("--model", default="e5-small-onnx")
     p.add_argument("--index-root", default=os.path.join(ROOT, ".kotae-beir"))
     p.add_argument("--limit-queries", type=int, help="only the first N queries of each data set")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))

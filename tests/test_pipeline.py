@@ -96,6 +96,37 @@ def test_report_times_each_stage(docs, store, fake_embedder):
     assert set(again.seconds) == {"hash"}  # unchanged files stop after hashing
 
 
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_small_files_are_embedded_together_each_in_its_own_document(tmp_path, store, fake_embedder, read_ahead):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(12):
+        (notes / f"note{i:02}.md").write_text(f"# メモ{i}\n\n会議室{i}の予約は前日までに行うこと。", encoding="utf-8")
+    (notes / "broken.docx").write_bytes(b"not a zip")
+    report = index_paths([str(notes)], store, fake_embedder, IndexSettings(), read_ahead=read_ahead)
+    assert [f for f, _ in report.failed] == [str(notes / "broken.docx")]
+    assert sorted(d.file for d in report.indexed) == [f"note{i:02}.md" for i in range(12)]
+    assert fake_embedder.calls == [("passage", 12)]  # one call for the twelve one-chunk files
+    assert {d.file: d.chunks for d in store.documents()} == {f"note{i:02}.md": 1 for i in range(12)}
+    hits = Searcher(store, fake_embedder).search("会議室7の予約", mode="keyword").hits
+    assert hits[0].chunk.file == "note07.md"
+
+
+def test_an_unforeseen_reader_crash_reaches_the_caller_from_the_read_ahead_thread(docs, store, fake_embedder,
+                                                                                monkeypatch):
+    import threading
+
+    import kotae.pipeline
+
+    def crash(path, **kw):
+        raise KeyError("a reader library bug")
+
+    monkeypatch.setattr(kotae.pipeline, "read_document", crash)
+    with pytest.raises(KeyError, match="a reader library bug"):
+        index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    assert not any(t.name == "kotae-read" for t in threading.enumerate())
+
+
 def test_removed_document_is_never_retrieved(docs, store, fake_embedder):
     index_paths([str(docs)], store, fake_embedder, IndexSettings())
     store.remove_document(str(docs / "rules.md"))

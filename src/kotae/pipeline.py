@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
+
+import numpy as np
 
 from kotae.chunking import chunk_document
 from kotae.config import IndexSettings
@@ -86,12 +89,18 @@ def text_hash(model_id: str, text: str) -> str:
     return hashlib.sha1(f"{model_id}\n{text}".encode()).hexdigest()
 
 
+EMBED_BATCH = 256  # chunks of consecutive small files embedded in one call (measured: 64 cost 13 % more than 256)
+UNFORESEEN = (OSError, ValueError, RuntimeError)  # a reader library failing in an unforeseen way
+
+
 def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings: IndexSettings,
-                progress: Progress | None = None, *, force: bool = False) -> IndexReport:
+                progress: Progress | None = None, *, force: bool = False, read_ahead: bool = True) -> IndexReport:
     """Index files and folders; each file succeeds or fails alone, each in one transaction.
 
-    The next file is read, chunked and analysed on a second thread while this one is embedded and written, so
-    parsing hides behind the embedder (stage times in the report then overlap)."""
+    Chunks of consecutive small files are embedded together (up to EMBED_BATCH), so a folder of short notes
+    is embedded as efficiently as one long document. With `read_ahead`, the next file is read, chunked and
+    analysed on a second thread while the current ones are embedded and written (stage times then overlap).
+    """
     store.bind_model(embedder.model_id)
     report = IndexReport()
     chunking_key = settings.chunk.key()
@@ -99,36 +108,110 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         force = force or store.meta("chunking") is not None  # settings changed: re-chunk everything
         store.set_meta("chunking", chunking_key)
         store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
-    files = iter(discover(paths))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kotae-read") as pool:
+    pending: list[tuple[str, Prepared]] = []
 
-        def read_ahead() -> tuple[str, Future[Prepared | None]] | None:
-            nxt = next(files, None)
-            return None if nxt is None else (nxt[0], pool.submit(prepare_file, nxt[0], nxt[1], store, embedder,
-                                                                 settings, progress, force=force,
-                                                                 seconds=report.seconds))
+    def done() -> None:
+        if progress:
+            progress("file", 1)
 
-        ahead = read_ahead()
-        while ahead is not None:
-            path, job = ahead
-            ahead = read_ahead()
+    def flush() -> None:
+        if not pending:
+            return
+        try:
+            vectors = embed_prepared([p for _, p in pending], store, embedder, progress, seconds=report.seconds)
+        except (DocumentError, *UNFORESEEN) as e:
+            report.failed += [(path, f"{path}: could not be embedded ({type(e).__name__}: {e})") for path, _ in pending]
+            vectors = []
+        for (path, p), v in zip(pending, vectors):
             try:
-                prepared = job.result()
-                info = None if prepared is None else commit_file(prepared, store, embedder, progress,
-                                                                 seconds=report.seconds)
-            except DocumentError as e:
-                report.failed.append((path, str(e)))
-            except (OSError, ValueError, RuntimeError) as e:  # a reader library failing in an unforeseen way
-                report.failed.append((path, f"{path}: could not be read ({type(e).__name__}: {e})"))
+                write_prepared(p, v, store, seconds=report.seconds)
+            except (DocumentError, *UNFORESEEN) as e:
+                report.failed.append((path, f"{path}: could not be written ({type(e).__name__}: {e})"))
             else:
-                if info is None:
-                    report.skipped.append(path)
-                else:
-                    report.indexed.append(info)
-                    report.warnings += [f"{path}: {w}" for w in info.warnings]
-            if progress:
-                progress("file", 1)
+                report.indexed.append(p.info)
+                report.warnings += [f"{path}: {w}" for w in p.info.warnings]
+        for _ in pending:
+            done()
+        pending.clear()
+
+    def prepare(path: str, name: str) -> Prepared | None:
+        return prepare_file(path, name, store, embedder, settings, progress, force=force, seconds=report.seconds)
+
+    for path, outcome in _prepared(discover(paths), prepare, read_ahead):
+        if isinstance(outcome, Prepared):
+            pending.append((path, outcome))
+            if sum(len(p.texts) for _, p in pending) >= EMBED_BATCH:
+                flush()
+            continue
+        if outcome is None:
+            report.skipped.append(path)
+        elif isinstance(outcome, DocumentError):
+            report.failed.append((path, str(outcome)))
+        else:
+            report.failed.append((path, f"{path}: could not be read ({type(outcome).__name__}: {outcome})"))
+        done()
+    flush()
     return report
+
+
+def _prepared(files: list[tuple[str, str]], prepare: Callable[[str, str], Prepared | None], read_ahead: bool
+              ) -> Iterator[tuple[str, Prepared | None | Exception]]:
+    """(path, prepared file, None when unchanged, or the error it raised), in order; with `read_ahead`, a
+    second thread prepares files while the caller embeds, up to EMBED_BATCH chunks ahead."""
+
+    def attempt(path: str, name: str) -> Prepared | None | Exception:
+        try:
+            return prepare(path, name)
+        except (DocumentError, *UNFORESEEN) as e:
+            return e
+
+    if not read_ahead:
+        yield from ((path, attempt(path, name)) for path, name in files)
+        return
+    cond = threading.Condition()
+    ready: deque[tuple[str, Prepared | None | Exception]] = deque()
+    ahead = [0]  # chunks prepared and not yet taken (a file without chunks counts as one)
+    stop = threading.Event()
+
+    def weight(outcome: Prepared | None | Exception) -> int:
+        return max(1, len(outcome.texts)) if isinstance(outcome, Prepared) else 1
+
+    crashed: list[BaseException] = []  # anything else a reader raised: the caller re-raises it, as without a thread
+
+    def produce() -> None:
+        for path, name in files:
+            try:
+                outcome = attempt(path, name)
+            except BaseException as e:  # noqa: BLE001  (handed to the caller's thread)
+                with cond:
+                    crashed.append(e)
+                    cond.notify_all()
+                return
+            with cond:
+                ready.append((path, outcome))
+                ahead[0] += weight(outcome)
+                cond.notify_all()
+                cond.wait_for(lambda: ahead[0] < EMBED_BATCH or stop.is_set())
+                if stop.is_set():
+                    return
+
+    reader = threading.Thread(target=produce, name="kotae-read", daemon=True)
+    reader.start()
+    try:
+        for _ in files:
+            with cond:
+                cond.wait_for(lambda: bool(ready or crashed))
+                if not ready:
+                    raise crashed[0]
+                item = ready.popleft()
+                ahead[0] -= weight(item[1])
+                cond.notify_all()
+            yield item
+    finally:
+        with cond:
+            stop.set()
+            cond.notify_all()
+        reader.join()
 
 
 def index_file(path: str, name: str, store: Store, embedder: Embedder, settings: IndexSettings,
@@ -139,7 +222,11 @@ def index_file(path: str, name: str, store: Store, embedder: Embedder, settings:
     `seconds`, when given, accumulates the time spent in each stage (see `IndexReport.seconds`).
     """
     prepared = prepare_file(path, name, store, embedder, settings, progress, force=force, seconds=seconds)
-    return None if prepared is None else commit_file(prepared, store, embedder, progress, seconds=seconds)
+    if prepared is None:
+        return None
+    vectors = embed_prepared([prepared], store, embedder, progress, seconds=seconds)
+    write_prepared(prepared, vectors[0], store, seconds=seconds)
+    return prepared.info
 
 
 @dataclass
@@ -190,18 +277,25 @@ def prepare_file(path: str, name: str, store: Store, embedder: Embedder, setting
     return Prepared(info, doc, chunks, texts, hashes, keyword)
 
 
-def commit_file(p: Prepared, store: Store, embedder: Embedder, progress: Progress | None = None, *,
-                seconds: dict[str, float] | None = None) -> DocumentInfo:
-    """Embed a prepared file (reusing cached vectors by text hash) and write it in one transaction."""
-    if progress:
-        progress("chunks", len(p.chunks))
+def embed_prepared(batch: list[Prepared], store: Store, embedder: Embedder, progress: Progress | None = None, *,
+                   seconds: dict[str, float] | None = None) -> list[np.ndarray]:
+    """The vectors of each prepared file's chunks, embedded in one call (cached vectors reused by text hash)."""
+    texts = [t for p in batch for t in p.texts]
+    if progress and texts:
+        progress("chunks", len(texts))
     with _timed(seconds, "embed"):
-        vectors = _embed_cached(p.texts, p.hashes, store, embedder, progress)
+        vectors = _embed_cached(texts, [h for p in batch for h in p.hashes], store, embedder, progress)
+    bounds = np.cumsum([0] + [len(p.texts) for p in batch])
+    return [vectors[a:b] for a, b in pairwise(bounds)]
+
+
+def write_prepared(p: Prepared, vectors: np.ndarray, store: Store, *,
+                   seconds: dict[str, float] | None = None) -> None:
+    """Write one file, its chunks, vectors and keyword text in one transaction."""
     # Only documents with OCR'd pages pass word boxes, so a store without them still indexes the rest.
     extra = {"page_words": p.doc.ocr} if p.doc.ocr else {}
     with _timed(seconds, "write"):
         store.write_document(p.info, p.doc.pages, p.chunks, p.hashes, vectors, p.keyword, **extra)
-    return p.info
 
 
 def _read(path: str, settings: IndexSettings, progress: Progress | None) -> ParsedDocument:
@@ -233,9 +327,7 @@ def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) 
 
 
 def _embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,
-                  progress: Progress | None):  # type: ignore[no-untyped-def]
-    import numpy as np
-
+                  progress: Progress | None) -> np.ndarray:
     cached = store.cached_vectors(hashes)
     todo = sorted({h: i for i, h in enumerate(hashes) if h not in cached}.values())
     if progress and len(texts) > len(todo):
