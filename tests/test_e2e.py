@@ -56,9 +56,9 @@ def test_english_question_on_the_handbook(sample_index, e5):
 def test_sigkill_mid_index_leaves_whole_documents(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
-    for i in range(12):
+    for i in range(12):  # ~24 chunks each: more than one embedding batch (pipeline.EMBED_BATCH chunks)
         body = "\n\n".join(f"Section {j} of report {i}. " + "Revenue grew in the northern region. " * 12
-                           for j in range(12))
+                           for j in range(48))
         (docs / f"report-{i:02}.md").write_text(f"# Report {i}\n\n{body}\n", encoding="utf-8")
     idx = tmp_path / "idx"
     cmd = [sys.executable, "-m", "kotae.cli", "--index", str(idx), "index", str(docs)]
