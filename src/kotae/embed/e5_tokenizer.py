@@ -12,10 +12,14 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 META = "\u2581"
+# Building the `tokenizers` model takes ~0.6 s; counting with it saves ~1 us a character (measured on 2 cores),
+# so it is built once this many characters were counted the slow way: small jobs never pay for it.
+FAST_AFTER = 600_000
 _SPACES = re.compile(" {2,}")
 
 
@@ -32,12 +36,31 @@ class E5Tokenizer:
                 self._ids.setdefault(piece, i)
         self._prefixes = {p[:k] for p in self._ids for k in range(1, len(p))}
         self._unk_score = min(self._scores) - 10.0
+        self._pieces = pieces
+        self._fast: Any = False  # not built yet; None: `tokenizers` is not installed
+        self._counted = 0
 
     def normalise(self, text: str) -> str:
         s = _SPACES.sub(" ", text.translate(self._table))
         if not s.startswith(" "):
             s = " " + s
         return s.replace(" ", META)
+
+    def count(self, text: str) -> int:
+        """len(encode(text)), faster on long runs: past FAST_AFTER characters counted, `tokenizers`' Unigram
+        over the same vocabulary (when installed; 3.5x faster, and equal counts on all 4,145 SciFact and JSQuAD
+        texts compared), this lattice still for texts with <unk> (which it fuses). Chunk budgets only need the
+        count; the ids the model reads always come from `encode`."""
+        if self._fast is False:
+            self._counted += len(text)
+            if self._counted < FAST_AFTER:
+                return len(self.encode(text))
+            self._fast = _rust_unigram(self._pieces, self._scores, self.unk)
+        if self._fast is None:
+            return len(self.encode(text))
+        s = self.normalise(text)
+        ids = self._fast.encode(s, add_special_tokens=False).ids
+        return len(self.viterbi(s)) if self.unk in ids else len(ids)
 
     def encode(self, text: str) -> list[int]:
         """Content token ids of `text` (the caller adds the "query: "/"passage: " prefix and <s>, </s>)."""
@@ -75,3 +98,12 @@ class E5Tokenizer:
             out.append(idx)
         return out[::-1]
 
+
+
+def _rust_unigram(pieces: Sequence[str], scores: Sequence[float], unk: int):  # type: ignore[no-untyped-def]
+    """A `tokenizers` Unigram model over the vocabulary (no normaliser: the text comes normalised), or None."""
+    try:
+        from tokenizers import Tokenizer, models
+    except ImportError:
+        return None
+    return Tokenizer(models.Unigram(list(zip(pieces, scores)), unk_id=unk, byte_fallback=False))

@@ -3,7 +3,7 @@
 A reranker is named by a spec, `prefix:<arg>`:
 
 - `onnx:<dir>`: an ONNX export of a cross-encoder; `<dir>` holds `model.onnx` and `tokenizer.json`
-  (`pip install 'kotae[rerank]'`; export with
+  (onnxruntime and tokenizers are kotae dependencies; export with
   `optimum-cli export onnx --model cross-encoder/ms-marco-MiniLM-L-6-v2 --task text-classification <dir>`).
 - `st:<name or path>`: a sentence-transformers `CrossEncoder` (`pip install 'kotae[rerank-st]'`).
 
@@ -105,9 +105,9 @@ class OnnxReranker(Reranker):
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
-        except ImportError as e:  # optional extra
+        except ImportError as e:  # both are kotae dependencies: a broken install
             raise ConfigError(f"onnx:{directory} needs onnxruntime and tokenizers; "
-                              "pip install 'kotae[rerank]'") from e
+                              "pip install onnxruntime tokenizers") from e
         spec = f"onnx:{directory}"
         if not directory or not os.path.isdir(directory):
             raise ConfigError(f"{spec} is not a directory ({EXPORT_HINT})")
