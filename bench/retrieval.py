@@ -1,5 +1,6 @@
 """Retrieval benchmark: BEIR-layout data sets (SciFact train, JSQuAD valid) in the dense, keyword and hybrid
-modes; writes bench/results/retrieval.json (settings, versions, machine) and bench/results/retrieval.md.
+modes; writes bench/results/retrieval.json (settings, versions, machine) and bench/results/retrieval.md
+(retrieval_<model>.* for a model other than the default e5-small-onnx).
 
     python bench/retrieval.py [--data ../shared/data] [--model e5-small] [--limit-queries N]
 
@@ -89,11 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(), "skipped": skipped, "results": results,
     }
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "retrieval.json"), "w", encoding="utf-8") as f:
+    name = "retrieval" if args.model == "e5-small-onnx" else f"retrieval_{args.model}"  # the default engine's
+    with open(os.path.join(args.out, f"{name}.json"), "w", encoding="utf-8") as f:
         json.dump(payload, f, ensure_ascii=False, indent=2)
-    with open(os.path.join(args.out, "retrieval.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(args.out, f"{name}.md"), "w", encoding="utf-8") as f:
         f.write(markdown(payload, beir_table(runs)))
-    print(f"wrote {os.path.join(args.out, 'retrieval.json')} and retrieval.md", file=sys.stderr)
+    print(f"wrote {os.path.join(args.out, name)}.json and .md", file=sys.stderr)
     return 0
 
 
