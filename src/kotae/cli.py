@@ -35,8 +35,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="keep the index in PostgreSQL + pgvector instead: postgresql://USER:PASSWORD@HOST/DB "
                         "($KOTAE_DATABASE_URL; an explicit --index wins)")
     p.add_argument("--model", default=DEFAULT_MODEL,
-                   help="embedding model (default: the one the index was built with; for a new index e5-small-onnx, "
-                        "or e5-small when onnxruntime cannot run; or $KOTAE_EMBED_MODEL)")
+                   help="embedding model (default: $KOTAE_EMBED_MODEL, else the one the index was built with, "
+                        "else e5-small-onnx, or e5-small where onnxruntime cannot run)")
     sub = p.add_subparsers(required=True, metavar="COMMAND")
 
     c = sub.add_parser("index", help="index files and folders")

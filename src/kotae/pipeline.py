@@ -119,7 +119,8 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         try:
             vectors = embed_prepared([p for _, p in pending], store, embedder, progress, seconds=report.seconds)
         except (DocumentError, *UNFORESEEN) as e:
-            report.failed += [(path, f"{path}: could not be embedded ({type(e).__name__}: {e})") for path, _ in pending]
+            why = f"could not be embedded ({type(e).__name__}: {e})"
+            report.failed += [(path, f"{path}: {why}") for path, _ in pending]
             vectors = []
         for (path, p), v in zip(pending, vectors):
             try:
