@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import ROOT, FakeEmbedder
+from kotae import Kotae
 from kotae.server import create_app, serve_in_thread
 from kotae.store import open_store
 from test_server import PDF_PAGES, PNG_BYTES, make_pdf, needs_tesseract, scanned_pdf
@@ -43,7 +44,7 @@ COUNT_HIGHLIGHT = """img => {
 def site(tmp_path_factory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("browser")
     store = open_store(str(root / "index"))
-    with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(root / "uploads"))) as url:
+    with serve_in_thread(create_app(Kotae(store, FakeEmbedder()), upload_dir=str(root / "uploads"))) as url:
         yield url
     store.close()
 

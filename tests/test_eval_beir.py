@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from kotae import Kotae
 from kotae.cli import main
 from kotae.errors import KotaeError
 from kotae.eval.beir import load_beir, parse_qrels
@@ -103,12 +104,13 @@ def test_split_choice_errors(tmp_path):
 def test_evaluate_indexes_once_and_ranks_by_corpus_id(tmp_path, fake_embedder):
     data = load_beir(str(make_beir(tmp_path / "geo")))
     store = open_store(str(tmp_path / "idx"))
-    run = evaluate_beir(data, store, fake_embedder, ["keyword", "dense"])
+    k = Kotae(store, fake_embedder)
+    run = evaluate_beir(data, k, ["keyword", "dense"])
     assert fake_embedder.embedded == 4 and run.index["embedded"] == 4
     assert run.modes["keyword"]["mrr@10"] == 1.0 and run.modes["keyword"]["recall@1"] == 1.0
     assert [r["top"][0] for r in run.per_query["keyword"]] == ["c1", "c3", "c4"]
     assert set(run.modes["dense"]) == {"ndcg@10", "mrr@10", "recall@1", "recall@5", "recall@10", "recall@100"}
-    again = evaluate_beir(data, store, fake_embedder, ["keyword"])
+    again = evaluate_beir(data, k, ["keyword"])
     assert fake_embedder.embedded == 4 and again.index["batches_written"] == 0
     assert again.modes["keyword"] == run.modes["keyword"]
     store.close()
@@ -118,9 +120,10 @@ def test_refuses_an_index_of_other_documents(tmp_path, fake_embedder):
     a = load_beir(str(make_beir(tmp_path / "geo")))
     b = load_beir(str(make_beir(tmp_path / "other")))
     store = open_store(str(tmp_path / "idx"))
-    evaluate_beir(a, store, fake_embedder, ["keyword"])
-    with pytest.raises(KotaeError, match=r"idx holds geo, not the BEIR data set other; pass another --index$"):
-        evaluate_beir(b, store, fake_embedder, ["keyword"])
+    k = Kotae(store, fake_embedder)
+    evaluate_beir(a, k, ["keyword"])
+    with pytest.raises(KotaeError, match=r"idx holds geo, not the collection other; pass another --index$"):
+        evaluate_beir(b, k, ["keyword"])
     store.close()
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from kotae.answer.llm import LLMSettings, get_llm
 from kotae.cli import main
+from kotae.config import load_settings
 from kotae.errors import ConfigError
-from kotae.eval.judge import JUDGE_SYSTEM, Judge, judge_from_args, parse_verdict
+from kotae.eval.judge import JUDGE_SYSTEM, Judge, judge_from, parse_verdict
 from openai_server import FakeOpenAI, Reply, serve
 
 HANDBOOK = """# Handbook
@@ -65,13 +66,17 @@ def test_failing_judge_gives_no_verdict(server):
 
 
 def test_the_judge_must_differ_from_the_answering_model():
-    answering = LLMSettings(spec="openai:m", base_url="http://localhost:1/v1")
+    answering = {"KOTAE_LLM": "openai:m", "KOTAE_LLM_BASE_URL": "http://localhost:1/v1"}
+
+    def judge(**env: str) -> Judge | None:
+        return judge_from(load_settings(env={**answering, **env}))
+
     with pytest.raises(ConfigError, match="different model"):
-        judge_from_args(None, answering, {"KOTAE_JUDGE": "openai:m", "KOTAE_JUDGE_BASE_URL": "http://localhost:1/v1"})
+        judge(KOTAE_JUDGE="openai:m", KOTAE_JUDGE_BASE_URL="http://localhost:1/v1")
     # the same model name behind another endpoint is another model
-    assert judge_from_args(None, answering, {"KOTAE_JUDGE": "openai:m", "KOTAE_JUDGE_BASE_URL": "http://h:2/v1"})
-    assert judge_from_args(None, answering, {"KOTAE_JUDGE": "none"}) is None
-    assert judge_from_args(None, None, {}) is None
+    assert judge(KOTAE_JUDGE="openai:m", KOTAE_JUDGE_BASE_URL="http://h:2/v1")
+    assert judge(KOTAE_JUDGE="none") is None
+    assert judge_from(load_settings(env={})) is None
 
 
 def test_eval_run_grades_with_the_judge(tmp_path, server, capsys, monkeypatch):

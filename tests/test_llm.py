@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from kotae.answer import ask, ask_stream
-from kotae.answer.config import llm_from_args, llm_settings
 from kotae.answer.llm import LLM, LLMS, LLMSettings, Message, get_llm, register
 from kotae.answer.prompt import HYDE_SYSTEM, SUMMARY_SYSTEM, SYSTEM, hyde_messages
 from kotae.cli import main
-from kotae.config import IndexSettings
+from kotae.config import IndexSettings, load_settings
 from kotae.errors import ConfigError
 from kotae.pipeline import index_paths
 from kotae.search import Searcher
@@ -218,9 +217,9 @@ def test_rewrite_failure_searches_the_question_as_asked(server, searcher):
 
 
 def test_rewrite_setting_is_checked():
-    with pytest.raises(ConfigError, match="query rewriting"):
+    with pytest.raises(ConfigError, match=r"^llm.rewrite must be one of off, hyde; got 'hyde2'$"):
         LLMSettings(rewrite="hyde2")
-    assert llm_settings(None, {"KOTAE_LLM_REWRITE": "hyde"}).rewrite == "hyde"
+    assert load_settings(env={"KOTAE_LLM_REWRITE": "off"}).llm.rewrite == "off"
 
 
 # --- failures and retries -----------------------------------------------------------------------------
@@ -341,33 +340,26 @@ def test_get_llm_errors_name_the_fix():
         get_llm("openai:gpt-4o-mini", LLMSettings())
     with pytest.raises(ConfigError, match=r"^no GGUF model at /nonexistent.gguf; pass --llm "):
         get_llm("llamacpp:/nonexistent.gguf")
-    with pytest.raises(ConfigError, match=r"^unknown long-evidence strategy 'all'; choose one of fewer, summarise$"):
+    with pytest.raises(ConfigError, match=r"^llm.long_evidence must be one of fewer, summarise; got 'all'$"):
         LLMSettings(long_evidence="all")
 
 
 def test_settings_come_from_flags_then_env_then_config_file(tmp_path):
-    import argparse
-
-    from kotae.answer.config import add_llm_args
-
     conf = tmp_path / "kotae.toml"
     conf.write_text('[llm]\nspec = "openai:from-file"\ntimeout = 9\nretries = 5\n', encoding="utf-8")
     env = {"KOTAE_CONFIG": str(conf), "KOTAE_LLM_TIMEOUT": "3.5", "OPENAI_API_KEY": "sk-o",
            "KOTAE_LLM_API_KEY": "sk-k"}
-    p = argparse.ArgumentParser()
-    add_llm_args(p)
-    s = llm_settings(p.parse_args([]), env)
+    s = load_settings(env=env).llm
     assert (s.spec, s.timeout, s.retries, s.api_key, s.temperature, s.context) == \
         ("openai:from-file", 3.5, 5, "sk-k", 0.1, 4096)
-    s = llm_settings(p.parse_args(["--llm", "openai:flag", "--llm-timeout", "1", "--long-evidence", "summarise"]),
-                     env)
+    s = load_settings({"llm.spec": "openai:flag", "llm.timeout": 1.0, "llm.long_evidence": "summarise"}, env).llm
     assert (s.spec, s.timeout, s.long_evidence) == ("openai:flag", 1.0, "summarise")
-    assert llm_from_args(p.parse_args(["--llm", "none"]), env) is None
-    with pytest.raises(ConfigError, match=r"^KOTAE_LLM_TIMEOUT must be a number, got 'soon'$"):
-        llm_settings(p.parse_args([]), {"KOTAE_LLM_TIMEOUT": "soon"})
+    assert load_settings({"llm.spec": "none"}, env).llm.spec is None
+    with pytest.raises(ConfigError, match=r"^\$KOTAE_LLM_TIMEOUT \(llm.timeout\) must be a number, got 'soon'$"):
+        load_settings(env={"KOTAE_LLM_TIMEOUT": "soon"})
     conf.write_text('[llm]\napi_key = "sk-secret"\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"unknown \[llm\] setting\(s\) api_key; .*KOTAE_LLM_API_KEY\)$"):
-        llm_settings(p.parse_args([]), env)
+    with pytest.raises(ConfigError, match=r"llm.api_key is not read from files; set KOTAE_LLM_API_KEY instead$"):
+        load_settings(env=env)
 
 
 def test_cli_ask_with_llm_prints_verified_json(server, searcher, tmp_path, capsys, monkeypatch):

@@ -16,7 +16,7 @@ from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
 from kotae.errors import DocumentError, EncryptedDocument, UnsupportedType
-from kotae.ingest import READERS, SUPPORTED, is_supported, read_document, register
+from kotae.ingest import READERS, is_supported, read_document, register, supported_extensions
 from kotae.types import ParsedDocument, Section
 
 JA_FONT = "HeiseiMin-W3"
@@ -311,8 +311,8 @@ def test_content_decides_over_extension(tmp_path, ja_pdf):
 
 
 def test_is_supported():
-    assert SUPPORTED == (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm",
-                         ".png", ".jpg", ".jpeg", ".tif", ".tiff")
+    assert supported_extensions() == (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html",
+                                      ".htm", ".png", ".jpg", ".jpeg", ".tif", ".tiff")
     assert is_supported("a/Report.PDF") and is_supported("x.markdown") and is_supported("t.tsv")
     assert is_supported("scan.PNG") and not is_supported("anim.gif")
     assert not is_supported("~$report.docx") and not is_supported("noext")
@@ -330,8 +330,10 @@ def test_registry_holds_builtin_readers_and_takes_new_ones(tmp_path):
         path = tmp_path / "memo.note"
         path.write_text("hi", encoding="utf-8")
         assert read_document(str(path)).pages == ("HI",)
+        assert supported_extensions()[-1] == ".note" and is_supported(str(path))  # folder walks take it too
     finally:
         del READERS["note"]
+    assert ".note" not in supported_extensions() and not is_supported(str(path))
 
 
 # --- DOCX -----------------------------------------------------------------------------------------

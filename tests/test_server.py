@@ -16,13 +16,12 @@ import pytest
 from PIL import Image
 
 from conftest import FakeEmbedder
-from kotae.answer import ask
+from kotae import Kotae
 from kotae.answer.llm import LLM, LLMSettings, Message
 from kotae.embed.base import Kind
 from kotae.ingest.ocr import INSTALL, find_engine
-from kotae.search import Searcher
+from kotae.ingest.render import PageNotFound, Passage, fold, locate, ocr_boxes, render_page
 from kotae.server import create_app, serve_in_thread
-from kotae.server.render import PageNotFound, Passage, fold, locate, ocr_boxes, render_page
 from kotae.server.uploads import safe_name
 from kotae.store import open_store
 from kotae.types import PageWords, Word
@@ -74,6 +73,11 @@ PDF_PAGES = [
 ]
 
 
+def app_for(store, embedder=None, *, llm=None, settings=None, **kw):
+    """The app over one `Kotae` of `store` (FakeEmbedder unless another is given)."""
+    return create_app(Kotae(store, embedder or FakeEmbedder(), settings, llm=llm), **kw)
+
+
 def events(response: httpx.Response) -> list[tuple[str, object]]:
     """Server-sent events as (name, decoded JSON data), in arrival order."""
     out = []
@@ -108,7 +112,7 @@ def server(tmp_path_factory) -> Iterator[tuple[httpx.Client, object, str]]:
     root = tmp_path_factory.mktemp("server")
     store = open_store(str(root / "index"))
     upload_dir = str(root / "index" / "uploads")
-    app = create_app(store, FakeEmbedder(), upload_dir=upload_dir, max_upload_mb=0.05)
+    app = app_for(store, upload_dir=upload_dir, max_upload_mb=0.05)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=60) as client:
         yield client, store, upload_dir
     store.close()
@@ -227,7 +231,7 @@ def test_query_returns_the_core_result_shape(client, server):
     r = client.post("/query", json={"question": question, "top_k": 3})
     assert r.status_code == 200, r.text
     got = r.json()
-    core = ask(question, Searcher(server[1], FakeEmbedder()), top_k=3).to_dict()
+    core = Kotae(server[1], FakeEmbedder()).ask(question, top_k=3).to_dict()
     assert set(got) == set(core)
     for key in set(core) - {"timings_ms"}:
         assert got[key] == core[key], key
@@ -407,7 +411,7 @@ def ocr_server(tmp_path_factory) -> Iterator[tuple[httpx.Client, dict[str, dict]
     root = tmp_path_factory.mktemp("ocr-server")
     store = open_store(str(root / "index"))
     docs = {}
-    with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(root / "up"))) as url, \
+    with serve_in_thread(app_for(store, upload_dir=str(root / "up"))) as url, \
             httpx.Client(base_url=url, timeout=120) as c:
         upload(c, "office-rules.md", RULES_MD)
         for path in (scanned_pdf(str(root / "maintenance scan.pdf")), scanned_png(str(root / "parking.png"))):
@@ -479,7 +483,7 @@ def test_an_image_document_has_page_images_with_highlights(ocr_server):
 def keyed(tmp_path_factory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("keyed")
     store = open_store(str(root / "index"))
-    app = create_app(store, FakeEmbedder(), upload_dir=str(root / "up"), api_key="s3cret",
+    app = app_for(store, upload_dir=str(root / "up"), api_key="s3cret",
                      cors_origins=["http://app.example"])
     with serve_in_thread(app) as url:
         yield url
@@ -553,7 +557,7 @@ class GatedEmbedder(FakeEmbedder):
 def test_queries_are_answered_while_an_upload_is_indexing(tmp_path):
     embedder = GatedEmbedder()
     store = open_store(str(tmp_path / "index"))
-    app = create_app(store, embedder, upload_dir=str(tmp_path / "up"))
+    app = app_for(store, embedder, upload_dir=str(tmp_path / "up"))
     try:
         with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as c:
             embedder.gate.set()
@@ -584,7 +588,7 @@ def test_uploads_saved_but_not_indexed_are_resumed_at_start(tmp_path):
     (up / ".upload-abc.part").write_bytes(b"half a file")
     store = open_store(str(tmp_path / "index"))
     try:
-        with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(up))) as url, httpx.Client(base_url=url) as c:
+        with serve_in_thread(app_for(store, upload_dir=str(up))) as url, httpx.Client(base_url=url) as c:
             wait_for(lambda: [d["status"] for d in c.get("/documents").json()] == ["indexed"])
         assert sorted(os.listdir(up)) == ["left-over.md"]
     finally:
@@ -593,21 +597,20 @@ def test_uploads_saved_but_not_indexed_are_resumed_at_start(tmp_path):
 
 # --- the answer hook and failures ---------------------------------------------------------------
 def test_errors_during_answering_reach_the_client_in_the_error_shape(tmp_path):
-    from kotae.answer import ask_stream
     from kotae.errors import KotaeError
 
-    def breaks_after_retrieval(question, searcher, **kw):  # an answer_stream whose model fails midway
-        stream = ask_stream(question, searcher, **kw)
+    def breaks_after_retrieval(question, **kw):  # an answer_stream whose model fails midway
+        stream = Kotae(store, FakeEmbedder()).ask_stream(question, **kw)
         yield next(stream)
         yield "token", "Salaries are"
         raise KotaeError("the model at http://127.0.0.1:9/v1 did not answer (timed out); try again")
 
-    def breaks_at_once(question, searcher, **kw):
+    def breaks_at_once(question, **kw):
         raise RuntimeError("disk on fire")
         yield  # pragma: no cover
 
     store = open_store(str(tmp_path / "index"))
-    apps = [create_app(store, FakeEmbedder(), upload_dir=str(tmp_path / "up"), answer_stream=s)
+    apps = [app_for(store, upload_dir=str(tmp_path / "up"), answer_stream=s)
             for s in (breaks_after_retrieval, breaks_at_once)]
     try:
         with serve_in_thread(apps[0]) as url, httpx.Client(base_url=url) as c:
@@ -645,7 +648,7 @@ def test_an_llm_answer_streams_through_the_same_events(tmp_path):
     llm = ScriptedLLM(["Salaries are paid ", "on the 25th day ", "of every month [1]."])
     store = open_store(str(tmp_path / "index"))
     try:
-        with serve_in_thread(create_app(store, FakeEmbedder(), upload_dir=str(tmp_path / "up"), llm=llm)) as url, \
+        with serve_in_thread(app_for(store, upload_dir=str(tmp_path / "up"), llm=llm)) as url, \
                 httpx.Client(base_url=url) as c:
             upload(c, "office-rules.md", RULES_MD)
             evs = events(c.post("/query/stream", json={"question": "When are salaries paid?"}))

@@ -30,3 +30,11 @@ class IndexMismatch(KotaeError):
 
 class ConfigError(KotaeError):
     pass
+
+
+class NotFound(KotaeError):
+    """A document, page or other named thing is not in the index; `code` names what (for the HTTP API)."""
+
+    def __init__(self, message: str, code: str = "not_found") -> None:
+        self.code = code
+        super().__init__(message)

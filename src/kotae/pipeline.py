@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
 
@@ -19,7 +20,7 @@ from kotae.embed.base import Embedder
 from kotae.errors import DocumentError
 from kotae.ingest import is_supported, read_document
 from kotae.ingest.clean import normalize_width
-from kotae.ingest.ocr import OcrOptions
+from kotae.ingest.ocr import options_from
 from kotae.search.analyze import analyze
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
@@ -93,10 +94,12 @@ UNFORESEEN = (OSError, ValueError, RuntimeError)  # a reader library failing in 
 
 
 def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings: IndexSettings,
-                progress: Progress | None = None, *, force: bool = False) -> IndexReport:
+                progress: Progress | None = None, *, force: bool = False,
+                names: Mapping[str, str] | None = None) -> IndexReport:
     """Index files and folders; each file succeeds or fails alone, each in one transaction.
 
-    Chunks of consecutive small files are embedded together (up to EMBED_BATCH), so a folder of short notes
+    `names` gives explicit files their display (and cited) name; otherwise a file's name is its path relative
+    to the folder it was found in, or its base name. Chunks of consecutive small files are embedded together (up to EMBED_BATCH), so a folder of short notes
     is embedded as efficiently as one long document. Files are read on this thread: reading ahead on a second
     one was tried and was no faster on 2 cores (the engine already uses every core; tokenising holds the GIL).
     """
@@ -107,6 +110,9 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         force = force or store.meta("chunking") is not None  # settings changed: re-chunk everything
         store.set_meta("chunking", chunking_key)
         store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
+        store.set_meta("chunk_settings", "")
+    if not store.meta("chunk_settings"):  # how this index cuts its chunks: `Kotae` keeps to it
+        store.set_meta("chunk_settings", json.dumps(asdict(settings.chunk), sort_keys=True))
     pending: list[tuple[str, Prepared]] = []
 
     def done() -> None:
@@ -135,6 +141,7 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         pending.clear()
 
     for path, name in discover(paths):
+        name = (names or {}).get(path, name)
         try:
             prepared = prepare_file(path, name, store, embedder, settings, progress, force=force,
                                     seconds=report.seconds)
@@ -224,7 +231,7 @@ def embed_prepared(batch: list[Prepared], store: Store, embedder: Embedder, prog
     if progress and texts:
         progress("chunks", len(texts))
     with _timed(seconds, "embed"):
-        vectors = _embed_cached(texts, [h for p in batch for h in p.hashes], store, embedder, progress)
+        vectors = embed_cached(texts, [h for p in batch for h in p.hashes], store, embedder, progress)
     bounds = np.cumsum([0] + [len(p.texts) for p in batch])
     return [vectors[a:b] for a, b in pairwise(bounds)]
 
@@ -248,7 +255,7 @@ def _read(path: str, settings: IndexSettings, progress: Progress | None) -> Pars
             progress("pages", n)
 
     doc = read_document(path, cut_references=settings.cut_references,
-                        ocr=OcrOptions(settings.ocr, on_page=on_page))
+                        ocr=options_from(settings.ocr, on_page))
     if progress:
         progress("pages", max(0, len(doc.pages) - ocred[0]))
     return doc
@@ -266,7 +273,7 @@ def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) 
     return len(rowids)
 
 
-def _embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,
+def embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,
                   progress: Progress | None) -> np.ndarray:
     cached = store.cached_vectors(hashes)
     todo = sorted({h: i for i, h in enumerate(hashes) if h not in cached}.values())

@@ -116,6 +116,15 @@ class DocumentInfo:
 
 
 @dataclass(frozen=True)
+class Record:
+    """A pre-split passage to index as one chunk as it is (a BEIR corpus entry, a row of a database)."""
+
+    id: str  # kept as the chunk's file, so results name the record
+    text: str
+    title: str = ""  # the chunk's heading
+
+
+@dataclass(frozen=True)
 class Hit:
     """A retrieved chunk with the score and rank each stage gave it (None: stage not run)."""
 

@@ -9,44 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 
+from kotae.config import LONG_EVIDENCE, REWRITE, LLMSettings
 from kotae.errors import ConfigError, KotaeError
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
-LONG_EVIDENCE = ("fewer", "summarise")
-REWRITE = ("off", "hyde")
-
-
-@dataclass(frozen=True)
-class LLMSettings:
-    """How to reach and drive the model; see `kotae.answer.config` for the flags and variables that set it."""
-
-    spec: str | None = None  # "openai:MODEL" | "llamacpp:PATH.gguf"; None: extractive answers only
-    base_url: str | None = None  # OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama)
-    api_key: str | None = None  # from the environment only, never a flag
-    timeout: float = 60.0  # seconds per request
-    retries: int = 2  # retries with backoff on 429/5xx, timeouts and dropped connections
-    temperature: float = 0.1
-    max_tokens: int = 512  # answer budget, reserved out of `context`
-    context: int = 4096  # the model's context window in tokens (prompt + answer)
-    long_evidence: str = "fewer"  # over budget: "fewer" (best passages that fit) | "summarise" (map-reduce)
-    # "hyde": the dense search also embeds a passage the model writes for the question (bench/query_expansion.py:
-    # MRR@10 on the sample golden sets 0.773 → 0.796 ja, 0.904 → 0.911 en, even with a 1.5B local model)
-    rewrite: str = "hyde"
-
-    def __post_init__(self) -> None:
-        if self.rewrite not in REWRITE:
-            raise ConfigError(f"unknown query rewriting {self.rewrite!r}; choose one of {', '.join(REWRITE)}")
-        if self.long_evidence not in LONG_EVIDENCE:
-            raise ConfigError(f"unknown long-evidence strategy {self.long_evidence!r}; "
-                              f"choose one of {', '.join(LONG_EVIDENCE)}")
-        if self.context <= self.max_tokens:
-            raise ConfigError(f"LLM context {self.context} must exceed the answer budget {self.max_tokens} "
-                              "tokens; raise --llm-context or lower --llm-max-tokens")
-
-    def with_(self, **changes: object) -> LLMSettings:
-        return replace(self, **changes)  # type: ignore[arg-type]
+__all__ = ["LLM", "LLMS", "LONG_EVIDENCE", "REWRITE", "LLMError", "LLMSettings", "Message", "get_llm", "register"]
 
 
 class LLMError(KotaeError):
@@ -86,7 +54,7 @@ LLMS: dict[str, Factory] = {}
 
 
 def register(prefix: str) -> Callable[[Factory], Factory]:
-    """Register a factory for specs `prefix:<arg>` (built-ins use this too)."""
+    """Register a factory for specs `prefix:<arg>` (built-ins and plug-ins alike, see `kotae.plugins`)."""
 
     def deco(factory: Factory) -> Factory:
         LLMS[prefix] = factory
@@ -97,14 +65,12 @@ def register(prefix: str) -> Callable[[Factory], Factory]:
 
 def get_llm(spec: str, settings: LLMSettings | None = None) -> LLM:
     """Build the LLM named by `spec` ("openai:MODEL", "llamacpp:PATH.gguf", …)."""
-    _load_builtins()
+    from kotae import plugins
+
+    plugins.load()  # the built-in backends and plug-ins register themselves
     prefix, _, arg = spec.partition(":")
     if prefix not in LLMS:
         raise ConfigError(f"unknown LLM {spec!r}; use one of {', '.join(p + ':…' for p in sorted(LLMS))}")
     if not arg:
         raise ConfigError(f"LLM {spec!r} names no model; write {prefix}:MODEL (e.g. openai:gpt-4o-mini)")
     return LLMS[prefix](arg, (settings or LLMSettings()).with_(spec=spec))
-
-
-def _load_builtins() -> None:
-    from kotae.answer import llamacpp_llm, openai_llm  # noqa: F401  (registration side effect)

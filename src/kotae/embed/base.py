@@ -12,7 +12,8 @@ EMBEDDERS: dict[str, Callable[[str], Embedder]] = {}
 
 
 def register(prefix: str) -> Callable[[Callable[[str], Embedder]], Callable[[str], Embedder]]:
-    """Register a factory for model names `prefix` or `prefix:<arg>` (built-ins use this too)."""
+    """Register a factory for model names `prefix` or `prefix:<arg>` (built-ins and plug-ins alike, see
+    `kotae.plugins`)."""
 
     def deco(factory: Callable[[str], Embedder]) -> Callable[[str], Embedder]:
         EMBEDDERS[prefix] = factory
@@ -23,7 +24,9 @@ def register(prefix: str) -> Callable[[Callable[[str], Embedder]], Callable[[str
 
 def get_embedder(name: str = "e5-small") -> Embedder:
     """Build the embedder called `name` ("e5-small", "st:<model name or path>", …)."""
-    _load_builtins()
+    from kotae import plugins
+
+    plugins.load()  # the built-in embedders and plug-ins register themselves
     prefix, _, arg = name.partition(":")
     if prefix not in EMBEDDERS:
         from kotae.errors import ConfigError
@@ -62,10 +65,6 @@ def choose_embedder(spec: str | None, bound: str | None = None,
             warn(f"using {name}: {'; '.join(reasons)}")
         return embedder
     raise ConfigError("no bundled embedding engine loads: " + "; ".join(reasons))
-
-
-def _load_builtins() -> None:
-    from kotae.embed import e5, e5_onnx, e5_torch, st  # noqa: F401  (registration side effect)
 
 
 class Embedder(ABC):

@@ -5,18 +5,15 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kotae.embed.base import Embedder
+from kotae import Kotae, Record
 from kotae.eval.beir import BeirData
-from kotae.eval.beir_index import index_corpus
 from kotae.eval.memo import MemoEmbedder
 from kotae.eval.metrics import graded_metrics, mean_metrics, percentile
-from kotae.pipeline import Progress
-from kotae.search import Searcher
-from kotae.search.searcher import SearchSettings
-from kotae.store.base import Store
+
+Progress = Callable[[str, int], None]  # see kotae.pipeline
 
 DEPTH = 100  # ranks retrieved per query: recall@100 needs them all
 DEFAULT_MODES = ("dense", "keyword", "hybrid")
@@ -46,20 +43,23 @@ class BeirRun:
         return out
 
 
-def evaluate_beir(data: BeirData, store: Store, embedder: Embedder, modes: Sequence[str] = DEFAULT_MODES,
+def evaluate_beir(data: BeirData, kotae: Kotae, modes: Sequence[str] = DEFAULT_MODES,
                   progress: Progress | None = None,
                   on_query: Callable[[str, int], None] | None = None) -> BeirRun:
-    """Index `data.corpus` into `store` (reusing cached embeddings), then rank every query in each mode."""
+    """Index `data.corpus` into `kotae`'s index (reusing cached embeddings), then rank every query in each mode."""
     t0 = time.perf_counter()
-    rep = index_corpus(data.corpus, data.name, store, embedder, progress)
+    records = [Record(d.id, d.passage, d.title) for d in data.corpus]
+    rep = kotae.index_records(records, data.name, progress)
     index_s = time.perf_counter() - t0
+    embedder = kotae.embedder
     memo = MemoEmbedder(embedder)  # each query is embedded once, not once per mode
-    searcher = Searcher(store, memo, SearchSettings(top_k=DEPTH))
+    search = replace(kotae.settings.search, top_k=DEPTH)
+    searcher = kotae.using(embedder=memo, settings=replace(kotae.settings, search=search))
     run = BeirRun(
         settings={"dataset": data.name, "split": data.split, "modes": list(modes), "depth": DEPTH,
                   "queries": len(data.queries), "corpus": len(data.corpus), "model": embedder.model_id,
-                  "candidates": searcher.settings.candidates, "rrf_k": searcher.settings.rrf_k},
-        index={"version": store.index_version(), "location": store.location, "batches": rep.batches,
+                  "candidates": search.candidates, "rrf_k": search.rrf_k},
+        index={"version": kotae.index_version(), "location": kotae.location, "batches": rep.batches,
                "batches_written": rep.written, "embedded": rep.embedded, "seconds": round(index_s, 1)},
     )
     for mode in modes:

@@ -2,7 +2,7 @@
 
 Phrase matching (`must_contain`) is strict and cheap; a judge also accepts a correct answer worded
 differently. The judge must be a different model from the one answering (a model grading itself is
-lenient with its own mistakes), so `judge_from_args` refuses the same model at the same endpoint.
+lenient with its own mistakes), so `judge_from` refuses the same model at the same endpoint.
 The judge runs at temperature 0 with a fixed system text and replies one word, parsed here; a reply
 that is neither CORRECT nor INCORRECT, or a judge that fails, gives no verdict (counted, never guessed).
 
@@ -11,13 +11,11 @@ that is neither CORRECT nor INCORRECT, or a judge that fails, gives no verdict (
 """
 from __future__ import annotations
 
-import argparse
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kotae.answer.llm import LLM, LLMError, LLMSettings, get_llm
+from kotae import LLM, LLMError, load_llm
+from kotae.config import LLMSettings, Settings
 from kotae.errors import ConfigError
 
 JUDGE_SYSTEM = (
@@ -66,26 +64,14 @@ class Judge:
         return Verdict(parse_verdict(reply), reply.strip())
 
 
-def add_judge_args(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("LLM judge (default: correctness by acceptable phrases only)")
-    g.add_argument("--judge", metavar="SPEC", help="grade answers against the reference answer with this model "
-                                                   "(openai:MODEL or llamacpp:PATH.gguf; $KOTAE_JUDGE); "
-                                                   "must differ from --llm")
-    g.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible endpoint "
-                                                           "($KOTAE_JUDGE_BASE_URL)")
-
-
-def judge_from_args(args: argparse.Namespace | None, answering: LLMSettings | None,
-                    env: Mapping[str, str] | None = None) -> Judge | None:
-    """The judge the user chose (flags, then environment); None when there is none."""
-    env = os.environ if env is None else env
-    spec = getattr(args, "judge", None) or env.get("KOTAE_JUDGE")
-    if not spec or spec.strip().lower() in ("none", "off"):
+def judge_from(settings: Settings) -> Judge | None:
+    """The judge of `settings.judge` (None when there is none); refuses the model that answers."""
+    spec, base_url = settings.judge.spec, settings.judge.base_url
+    if not spec:
         return None
-    base_url = getattr(args, "judge_base_url", None) or env.get("KOTAE_JUDGE_BASE_URL")
-    if answering is not None and answering.spec == spec and (answering.base_url or None) == (base_url or None):
+    answering = settings.llm
+    if answering.spec == spec and (answering.base_url or None) == (base_url or None):
         raise ConfigError(f"the judge {spec} is the model that answers; pick a different model for --judge "
                           "(a model grading its own answers is lenient with its mistakes)")
-    key = env.get("KOTAE_JUDGE_API_KEY") or env.get("KOTAE_LLM_API_KEY") or env.get("OPENAI_API_KEY")
-    settings = LLMSettings(base_url=base_url, api_key=key, temperature=0.0, max_tokens=8)
-    return Judge(get_llm(spec, settings))
+    key = settings.judge.api_key or answering.api_key
+    return Judge(load_llm(spec, LLMSettings(base_url=base_url, api_key=key, temperature=0.0, max_tokens=8)))

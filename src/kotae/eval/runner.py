@@ -7,12 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kotae.answer import ask
-from kotae.answer.llm import LLM
+from kotae import LLM, Kotae
 from kotae.eval.golden import GoldenItem
 from kotae.eval.judge import Judge
 from kotae.eval.metrics import Retrieved, percentile, retrieval_metrics, squash
-from kotae.search import Searcher
 
 
 @dataclass
@@ -24,7 +22,7 @@ class EvalRun:
         return summarise(self.per_question)
 
 
-def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "hybrid", top_k: int = 10,
+def run_golden(items: Sequence[GoldenItem], kotae: Kotae, *, mode: str = "hybrid", top_k: int = 10,
                rule: str = "either", answer_k: int = 5, answers: bool = True, llm: LLM | None = None,
                judge: Judge | None = None) -> EvalRun:
     """Retrieval metrics from the top `top_k`; the answer (gate + extractive or `llm`) from the top `answer_k`.
@@ -39,18 +37,18 @@ def run_golden(items: Sequence[GoldenItem], searcher: Searcher, *, mode: str = "
         settings["judge"] = judge.spec if judge else None
     run = EvalRun(settings)
     for it in items:
-        row = retrieval_row(it, searcher, mode=mode, top_k=top_k, rule=rule)
+        row = retrieval_row(it, kotae, mode=mode, top_k=top_k, rule=rule)
         if answers:
-            row.update(answer_fields(it, searcher, mode=mode, answer_k=answer_k, rule=rule, llm=llm,
+            row.update(answer_fields(it, kotae, mode=mode, answer_k=answer_k, rule=rule, llm=llm,
                                      judge=judge))
         run.per_question.append(row)
     return run
 
 
-def retrieval_row(it: GoldenItem, searcher: Searcher, *, mode: str, top_k: int, rule: str) -> dict[str, Any]:
+def retrieval_row(it: GoldenItem, kotae: Kotae, *, mode: str, top_k: int, rule: str) -> dict[str, Any]:
     """One question's retrieval: what was found, the gate's signals and (answerable) the hit metrics."""
     t0 = time.perf_counter()
-    res = searcher.search(it.question, mode=mode, top_k=top_k)
+    res = kotae.search(it.question, mode=mode, top_k=top_k)
     t_search = (time.perf_counter() - t0) * 1000
     row: dict[str, Any] = {"id": it.id, "question": it.question, "category": it.category,
                            "answerable": it.answerable,
@@ -64,10 +62,10 @@ def retrieval_row(it: GoldenItem, searcher: Searcher, *, mode: str, top_k: int, 
     return row
 
 
-def answer_fields(it: GoldenItem, searcher: Searcher, *, mode: str, answer_k: int, rule: str,
+def answer_fields(it: GoldenItem, kotae: Kotae, *, mode: str, answer_k: int, rule: str,
                   llm: LLM | None = None, judge: Judge | None = None) -> dict[str, Any]:
     """One question's answer from the top `answer_k`: found or abstained, correct, citations valid."""
-    a = ask(it.question, searcher, mode=mode, top_k=answer_k, llm=llm)
+    a = kotae.ask(it.question, mode=mode, top_k=answer_k, llm=llm)
     row: dict[str, Any] = {"found_in_docs": a.found_in_docs, "answer": a.answer,
                            "latency_answer_ms": a.timings_ms.get("total"), "answer_mode": a.mode,
                            "timings_ms": a.timings_ms, "citations": a.citations, "notices": list(a.notices)}
@@ -96,11 +94,11 @@ def answer_fields(it: GoldenItem, searcher: Searcher, *, mode: str, answer_k: in
     return row
 
 
-def gate_samples(items: Sequence[GoldenItem], searcher: Searcher) -> list[tuple[bool, float, float]]:
-    """(answerable, margin, coverage) of each question, for `gate.calibrate`."""
+def gate_samples(items: Sequence[GoldenItem], kotae: Kotae) -> list[tuple[bool, float, float]]:
+    """(answerable, margin, coverage) of each question, as `kotae.search.gate.calibrate` takes them."""
     out = []
     for it in items:
-        g = searcher.search(it.question).gate
+        g = kotae.search(it.question).gate
         out.append((it.answerable, g.margin, g.coverage))
     return out
 

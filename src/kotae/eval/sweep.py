@@ -12,15 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kotae.config import ChunkSettings, IndexSettings
-from kotae.embed.base import Embedder
+from kotae import Embedder, Kotae
+from kotae.config import ChunkSettings, IndexSettings, Settings
 from kotae.errors import KotaeError
 from kotae.eval.golden import GoldenItem
 from kotae.eval.memo import MemoEmbedder
 from kotae.eval.runner import answer_fields, retrieval_row, summarise
-from kotae.pipeline import index_paths
-from kotae.search import Searcher
-from kotae.store import open_store
 
 RETRIEVAL_K = 10  # retrieval metrics go to @10 whatever top-k the answer sees
 CHART_PANELS = (("paraphrase", "hit@3"), ("overall", "mrr@10"))
@@ -68,28 +65,27 @@ def sweep(items: Sequence[GoldenItem], docs: str, embedder: Embedder, grid: Swee
             chunk = ChunkSettings(max_tokens=size, overlap_tokens=overlap)
             t0 = time.perf_counter()
             with tempfile.TemporaryDirectory(prefix="kotae-sweep-") as tmp:
-                store = open_store(tmp)
+                kotae = Kotae.open(tmp, settings=Settings(index=IndexSettings(chunk=chunk)), embedder=memo)
                 try:
-                    report = index_paths([docs], store, memo, IndexSettings(chunk=chunk))
+                    report = kotae.index([docs])
                     for path, msg in report.failed:
                         result.skipped.append(f"max_tokens={size} overlap={overlap}: {path}: {msg}")
                     chunks = sum(d.chunks for d in report.indexed)
-                    texts = store.chunk_texts()
+                    texts = kotae.store.chunk_texts()
                     mean_chars = round(sum(len(t) for _, t in texts) / len(texts)) if texts else 0
-                    searcher = Searcher(store, memo)
                     for mode in grid.modes:
                         base = {"max_tokens": size, "overlap": overlap, "mode": mode, "chunks": chunks,
                                 "mean_chars": mean_chars}
-                        rows = [retrieval_row(it, searcher, mode=mode, top_k=RETRIEVAL_K, rule=rule) for it in items]
+                        rows = [retrieval_row(it, kotae, mode=mode, top_k=RETRIEVAL_K, rule=rule) for it in items]
                         if retrieval_only:
                             result.rows.append({**base, "top_k": None, "summary": summarise(rows)})
                             continue
                         for k in grid.top_ks:
-                            full = [{**r, **answer_fields(it, searcher, mode=mode, answer_k=k, rule=rule)}
+                            full = [{**r, **answer_fields(it, kotae, mode=mode, answer_k=k, rule=rule)}
                                     for it, r in zip(items, rows, strict=True)]
                             result.rows.append({**base, "top_k": k, "summary": summarise(full)})
                 finally:
-                    store.close()
+                    kotae.close()
             if log:
                 log(f"max_tokens={size} overlap={overlap}: {chunks} chunks, "
                     f"{time.perf_counter() - t0:.1f} s")

@@ -1,12 +1,16 @@
 """Ingestion: read a file into a ParsedDocument (cleaned page texts plus the sections that tile them).
 
 The kind is decided from the file's content (magic bytes, sniffing), the extension only where the
-content cannot tell. Readers live in a registry; built-in ones register like a third-party one would:
+content cannot tell. Readers live in a registry; built-in ones register like a plug-in one would
+(`kotae.plugins` loads both, the built-ins first, on the first read or registry lookup):
 
     from kotae.ingest import register
 
-    @register("epub")
+    @register("epub")  # reads files named .epub; `extensions=(".epub", ".ep")` to name others
     def read_epub(path: str, data: bytes) -> ParsedDocument: ...
+
+A plug-in's kind is chosen by the file's extension; kotae's own kinds are decided from the content.
+The registry is the one list of supported types: `supported_extensions()` (folder walks, uploads, errors).
 
 A reader that can OCR (pdf, image) also takes an `ocr` keyword: "auto", "always", "off" or OcrOptions.
 """
@@ -18,18 +22,16 @@ import os
 from dataclasses import replace
 
 from kotae.errors import DocumentError
-from kotae.ingest import docx, html, image, pdf, tables, text  # noqa: F401  (each registers its reader)
 from kotae.ingest.clean import cut_references as _cut_pages
-from kotae.ingest.detect import SUPPORTED, detect_kind, extension, is_supported
+from kotae.ingest.detect import is_supported, reader_kind
 from kotae.ingest.layout import clip_sections
 from kotae.ingest.ocr import OcrOptions, as_options, mark_ocr
-from kotae.ingest.registry import READERS, Reader, register
+from kotae.ingest.registry import READERS, Reader, register, supported_extensions
 from kotae.types import ParsedDocument
 
-__all__ = ["MAX_BYTES", "READERS", "SUPPORTED", "Reader", "is_supported", "read_document", "register"]
+__all__ = ["MAX_BYTES", "READERS", "Reader", "is_supported", "read_document", "register", "supported_extensions"]
 
 MAX_BYTES = 200 * 1024 * 1024  # larger files are refused before they are read
-_BUILTIN = frozenset({"pdf", "docx", "csv", "text", "markdown", "html", "image"})
 
 
 def _read_bytes(path: str) -> bytes:
@@ -83,11 +85,12 @@ def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOpti
     heading line to the end is dropped (later pages stay, empty, so page numbers do not move).
     `ocr`: "auto" reads scanned pages and images by OCR, "always" OCRs every PDF page, "off" never.
     """
+    from kotae import plugins
+
+    plugins.load()
     path = os.fspath(path)
     options = as_options(ocr)
     data = _read_bytes(path)
-    ext = extension(path)[1:]
-    kind = ext if ext in READERS and ext not in _BUILTIN else detect_kind(path, data)
-    reader = READERS[kind]
+    reader = READERS[reader_kind(path, data)]
     doc = reader(path, data, ocr=options) if _takes_ocr(reader) else reader(path, data)  # type: ignore[call-arg]
     return _with_references_cut(doc) if cut_references else doc

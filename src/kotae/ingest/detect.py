@@ -8,19 +8,8 @@ import zipfile
 
 from kotae.errors import DocumentError, UnsupportedType
 from kotae.ingest.encoding import decode_bytes
+from kotae.ingest.registry import extensions, plugin_kind, supported_extensions
 
-IMAGES = (".png", ".jpg", ".jpeg", ".tif", ".tiff")  # read by OCR
-SUPPORTED = (".pdf", ".docx", ".csv", ".tsv", ".txt", ".md", ".markdown", ".html", ".htm", *IMAGES)
-TEXT_KINDS = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".txt": "text",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".html": "html",
-    ".htm": "html",
-}
-_SUPPORTED_FIX = "supported types are " + ", ".join(SUPPORTED) + "; convert it to one of them"
 # Binary formats we recognise only to name them in the error.
 _MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "PNG image"),
@@ -59,11 +48,27 @@ def is_supported(path: str) -> bool:
     name = os.path.basename(path)
     if name.startswith(("~$", ".~lock.")):
         return False
-    return extension(path) in SUPPORTED
+    return extension(path) in supported_extensions()
+
+
+def supported_fix() -> str:
+    """The fix of an unsupported type: "supported types are .pdf, …; convert it to one of them"."""
+    return "supported types are " + ", ".join(supported_extensions()) + "; convert it to one of them"
 
 
 def _unsupported(path: str, what: str) -> UnsupportedType:
-    return UnsupportedType(path, f"unsupported file type ({what})", _SUPPORTED_FIX)
+    return UnsupportedType(path, f"unsupported file type ({what})", supported_fix())
+
+
+def reader_kind(path: str, data: bytes) -> str:
+    """The kind whose reader reads this file: a plug-in's when it registered the file's extension, else
+    what the content says (`detect_kind`)."""
+    return plugin_kind(extension(path)) or detect_kind(path, data)
+
+
+def _builtin_kind_of(ext: str) -> str | None:
+    """The built-in kind that declares extension `ext`, if any."""
+    return next((k for k in ("csv", "text", "markdown", "html", "image") if ext in extensions(k)), None)
 
 
 def _zip_kind(path: str, data: bytes) -> str:
@@ -123,7 +128,7 @@ def detect_kind(path: str, data: bytes) -> str:
     for magic, what in _MAGIC:
         if data.startswith(magic):
             # An image is read (by OCR) only when named as one: OCR on a mislabelled upload surprises.
-            if what in _IMAGE_KINDS and ext in IMAGES:
+            if what in _IMAGE_KINDS and _builtin_kind_of(ext) == "image":
                 return "image"
             raise _unsupported(path, what)
     if ext == ".pdf":
@@ -134,10 +139,11 @@ def detect_kind(path: str, data: bytes) -> str:
             "not a valid DOCX file (it is not a zip archive)",
             "open it in Word and save it as .docx again",
         )
-    if _looks_like_html(_head_text(data)) or ext in (".html", ".htm"):
+    named = _builtin_kind_of(ext)
+    if _looks_like_html(_head_text(data)) or named == "html":
         return "html"
-    if ext in TEXT_KINDS:
-        return TEXT_KINDS[ext]
+    if named in ("csv", "text", "markdown"):
+        return named
     if decode_bytes(data) is not None:
         return "text"
     raise _unsupported(path, "binary file of unknown type")

@@ -130,7 +130,7 @@ def _blocks(document, pages: _Pages, container) -> Iterator[Block]:  # type: ign
                 yield from _blocks(document, pages, content)
 
 
-@register("docx")
+@register("docx", extensions=(".docx",))
 def read_docx(path: str, data: bytes) -> ParsedDocument:
     """Read a DOCX: page numbers follow explicit and rendered page breaks (page 1 without any)."""
     try:

@@ -128,7 +128,7 @@ class _Walker:
                 self.walk(child)
 
 
-@register("html")
+@register("html", extensions=(".html", ".htm"))
 def read_html(path: str, data: bytes) -> ParsedDocument:
     """Read HTML as one page: headings h1–h6, block elements as lines, tables as "column: value" rows."""
     soup = BeautifulSoup(clean_plain_text(decode_text(path, data)), "lxml")

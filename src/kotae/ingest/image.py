@@ -34,7 +34,7 @@ def _frames(path: str, data: bytes) -> list[Image.Image]:
     return frames
 
 
-@register("image")
+@register("image", extensions=(".png", ".jpg", ".jpeg", ".tif", ".tiff"))
 def read_image(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> ParsedDocument:
     """Read an image by OCR: one page per frame, word boxes in image pixels."""
     options = as_options(ocr)

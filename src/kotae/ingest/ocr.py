@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 
+from kotae.config import OcrSettings
 from kotae.types import PageWords, Section, Word
 
 MODES = ("auto", "always", "off")
@@ -119,6 +120,12 @@ class OcrOptions:
 
 def as_options(ocr: str | OcrOptions) -> OcrOptions:
     return ocr if isinstance(ocr, OcrOptions) else OcrOptions(ocr)
+
+
+def options_from(settings: OcrSettings, on_page: Callable[[int], None] | None = None) -> OcrOptions:
+    """The reader options for the `index.ocr` settings (an unset tesseract: $KOTAE_TESSERACT, else on the PATH)."""
+    extra = {"tesseract": settings.tesseract} if settings.tesseract else {}
+    return OcrOptions(settings.mode, workers=settings.workers, dpi=settings.dpi, on_page=on_page, **extra)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
 # PDFium is not thread-safe: one document at a time per process.
-_PDFIUM = threading.Lock()
+PDFIUM_LOCK = threading.Lock()
 _PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
 _PDFIUM_CAUSE = re.compile(r"PDFium: ([^)]+)\)")
 _DECRYPT_FIX = "remove the password (e.g. qpdf --decrypt --password=PASS in.pdf out.pdf) and index it again"
@@ -111,7 +111,7 @@ def _raw_pages(path: str, data: bytes) -> tuple[list[str | None], list[tuple[flo
     document title)."""
     texts: list[str | None] = []
     facts: list[tuple[float, float | None]] = []
-    with _PDFIUM:
+    with PDFIUM_LOCK:
         pdf = _open(path, data)
         try:
             title = _title(pdf)
@@ -132,7 +132,7 @@ class _Renderer:
 
     def loader(self, number: int):  # type: ignore[no-untyped-def]
         def render():  # type: ignore[no-untyped-def]
-            with _PDFIUM:
+            with PDFIUM_LOCK:
                 if self.pdf is None:
                     self.pdf = pdfium.PdfDocument(self.data)
                 page = self.pdf[number - 1]
@@ -144,7 +144,7 @@ class _Renderer:
         return render
 
     def close(self) -> None:
-        with _PDFIUM:
+        with PDFIUM_LOCK:
             if self.pdf is not None:
                 self.pdf.close()
 
@@ -180,7 +180,7 @@ def _warning(number: int, raw: str | None) -> str | None:
     return None  # pages without a (usable) text layer are OCR's to report
 
 
-@register("pdf")
+@register("pdf", extensions=(".pdf",))
 def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> ParsedDocument:
     """Read a PDF: one cleaned page text per PDF page ("" for a page without text), 1-based numbering.
 

@@ -63,7 +63,7 @@ def _rows(text: str, delimiter: str) -> tuple[list[str], list[Section]]:
     return header, sections
 
 
-@register("csv")
+@register("csv", extensions=(".csv", ".tsv"))
 def read_csv(path: str, data: bytes) -> ParsedDocument:
     """Read a CSV/TSV: the first row names the columns; one section per data row (rows=(i, i))."""
     text = remove_control_chars(fix_mojibake(normalize_newlines(decode_text(path, data))))

@@ -71,13 +71,13 @@ def _read(path: str, data: bytes, kind: str) -> ParsedDocument:
     )
 
 
-@register("text")
+@register("text", extensions=(".txt",))
 def read_text(path: str, data: bytes) -> ParsedDocument:
     """Read plain text; headings are found as in PDFs (第N条, "1.2 Scope", ALL-CAPS titles)."""
     return _read(path, data, "text")
 
 
-@register("markdown")
+@register("markdown", extensions=(".md", ".markdown"))
 def read_markdown(path: str, data: bytes) -> ParsedDocument:
     """Read Markdown; ATX and setext headings give the heading path by level."""
     return _read(path, data, "markdown")

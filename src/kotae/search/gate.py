@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
+from kotae.config import GateSettings
 
-@dataclass(frozen=True)
-class GateSettings:
-    min_margin: float = 0.04
-    min_coverage: float = 0.35
-
-    def to_dict(self) -> dict[str, float]:
-        return asdict(self)
+__all__ = ["GateDecision", "GateSettings", "GateStats", "calibrate", "coverage", "decide", "evaluate", "margin_of"]
 
 
 @dataclass(frozen=True)

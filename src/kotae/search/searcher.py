@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze
 from kotae.search.dense import DenseIndex
@@ -16,27 +17,10 @@ from kotae.search.rerank import Reranker
 from kotae.store.base import Filter, Store
 from kotae.types import Chunk, Hit
 
-MODES = ("dense", "keyword", "hybrid", "hybrid+rerank")
+__all__ = ["MODES", "NO_RERANKER", "SearchResult", "SearchSettings", "Searcher"]
+
 NO_RERANKER = ("rerank skipped: no reranker loaded (pass --reranker SPEC or set KOTAE_RERANKER); "
                "results are in hybrid order")
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    mode: str = "hybrid"
-    top_k: int = 5
-    candidates: int = 50  # top-N of each retriever that goes into fusion
-    rrf_k: int = 60
-    dense_weight: float = 1.0
-    keyword_weight: float = 1.0
-    # Scale the keyword weight per query by 2 × the keyword coverage of its best keyword hits (0..2: keyword
-    # counts more than dense when its best hits hold most of the question's rare words). bench/fusion.py,
-    # nDCG@10 against equal-weight RRF: SciFact 0.720 → 0.718, JSQuAD 0.938 → 0.946 (keyword alone 0.943),
-    # golden-ja 0.797 → 0.808, golden-en 0.910 → 0.928.
-    adaptive_keyword_weight: bool = True
-    keyword_weight_scale: float = 2.0
-    rerank_candidates: int = 30  # top-N fused hits the reranker rescores (mode hybrid+rerank)
-    gate: GateSettings = field(default_factory=GateSettings)
 
 
 @dataclass(frozen=True)

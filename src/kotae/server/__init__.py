@@ -1,4 +1,4 @@
-"""The HTTP API and web UI: `create_app(store, embedder, upload_dir=...)`, served by `kotae serve`."""
+"""The HTTP API and web UI: `create_app(kotae, upload_dir=...)`, served by `kotae serve`."""
 from kotae.server.app import create_app
 from kotae.server.thread import serve_in_thread
 

@@ -6,20 +6,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Query, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from PIL import Image
-from pypdfium2 import PdfiumError  # type: ignore[import-untyped]
 
+from kotae.errors import NotFound
 from kotae.server import uploads
 from kotae.server.context import Context
 from kotae.server.errors import ApiError, ErrorOut
-from kotae.server.render import PageNotFound, Passage
 from kotae.server.schemas import DeletedOut, DocumentOut, UploadOut
 from kotae.server.worker import Job
 from kotae.types import DocumentInfo
 
 WAIT_SECONDS = 600.0
 MAX_HIGHLIGHTS = 20
-PAGED = ("pdf", "image")  # the kinds with page images
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (401, 404, 413, 415, 422)}
 
 
@@ -37,7 +34,7 @@ def router(ctx: Context) -> APIRouter:
         tmp, sha256, _ = await uploads.save(file, ctx.upload_dir, ctx.max_upload_bytes)
         try:
             await run_in_threadpool(uploads.sniff, tmp, name)
-            same = next((d for d in ctx.store.documents() if d.sha256 == sha256), None)
+            same = next((d for d in ctx.kotae.documents() if d.sha256 == sha256), None)
             if same is not None:
                 response.status_code = 200
                 return UploadOut(**_info_out(ctx, same).model_dump(), already_indexed=True)
@@ -55,7 +52,7 @@ def router(ctx: Context) -> APIRouter:
                 raise ApiError(422, "indexing_failed", job.message)
             if job.status == "indexed":
                 response.status_code = 200
-                info = ctx.store.document(job.id)
+                info = ctx.kotae.document(job.id)
                 if info is not None:
                     return UploadOut(**_info_out(ctx, info).model_dump())
         return UploadOut(**_job_out(job).model_dump())
@@ -64,7 +61,7 @@ def router(ctx: Context) -> APIRouter:
     def list_documents() -> list[DocumentOut]:
         """Every document: indexed ones from the index, plus uploads queued, indexing or failed."""
         jobs = {j.id: j for j in ctx.worker.jobs()}
-        out = {d.id: _info_out(ctx, d, jobs.get(d.id)) for d in ctx.store.documents()}
+        out = {d.id: _info_out(ctx, d, jobs.get(d.id)) for d in ctx.kotae.documents()}
         for j in jobs.values():
             out.setdefault(j.id, _job_out(j))
         return sorted(out.values(), key=lambda d: (d.file.casefold(), d.id))
@@ -73,7 +70,7 @@ def router(ctx: Context) -> APIRouter:
     def get_document(doc_id: str) -> DocumentOut:
         """One document and its indexing status (queued, indexing, indexed, failed + message)."""
         job = ctx.worker.job(doc_id)
-        info = ctx.store.document(doc_id)
+        info = ctx.kotae.document(doc_id)
         if info is not None:
             return _info_out(ctx, info, job)
         if job is not None:
@@ -84,7 +81,10 @@ def router(ctx: Context) -> APIRouter:
     def delete_document(doc_id: str) -> DeletedOut:
         """Remove a document from the index (and its upload); it is never retrieved again."""
         job = ctx.worker.forget(doc_id)
-        info = ctx.store.remove_document(doc_id)
+        try:
+            info = ctx.kotae.remove(doc_id) if ctx.kotae.document(doc_id) else None
+        except NotFound:
+            info = None
         if info is None and job is None:
             raise _unknown(doc_id)
         path = info.path if info else job.path  # type: ignore[union-attr]
@@ -105,39 +105,16 @@ def router(ctx: Context) -> APIRouter:
                    ) -> Response:
         """A PDF page or an image's frame as PNG, with the passages of the given chunks highlighted
         (on OCR'd pages, through the word boxes OCR recorded)."""
-        info = ctx.store.document(doc_id)
-        if info is None:
-            raise _unknown(doc_id)
-        if info.kind not in PAGED:
-            raise ApiError(404, "no_page_image",
-                           f"{info.file} is a {info.kind} document; page images exist for PDFs and images only")
-        if not os.path.isfile(info.path):
-            raise ApiError(404, "source_missing",
-                           f"{info.file}: the original file is no longer on the server; upload it again")
         ids = [c for c in dict.fromkeys(highlight.split(",")) if c.strip()][:MAX_HIGHLIGHTS]
-        passages = _passages(ctx, doc_id, page, ids)
-        words = ctx.store.page_words(doc_id, page) if passages else None
         try:
-            png, boxes = ctx.pages.get(info.path, info.sha256, page, passages, scale, kind=info.kind, words=words)
-        except PageNotFound as e:
-            raise ApiError(404, "page_not_found", f"{info.file}: {e}") from e
-        except (PdfiumError, Image.DecompressionBombError, OSError) as e:  # OSError: Pillow's unreadable image
-            raise ApiError(422, "unreadable_document",
-                           f"{info.file}: the page could not be rendered ({e})") from e
+            image = ctx.kotae.page_image(doc_id, page, ids, scale)
+        except NotFound as e:
+            raise ApiError(404, e.code, str(e)) from e
+        png, boxes = image.png, image.highlights
         return Response(png, media_type="image/png",
                         headers={"X-Kotae-Highlights": str(boxes), "Cache-Control": "private, max-age=300"})
 
     return r
-
-
-def _passages(ctx: Context, doc_id: str, page: int, chunk_ids: list[str]) -> list[Passage]:
-    """The chunks among `chunk_ids` that lie on this page of this document."""
-    rowids_of = getattr(ctx.store, "rowids_of", None)  # both built-in stores have it; the Store ABC not yet
-    if not chunk_ids or rowids_of is None:
-        return []
-    rows = rowids_of(chunk_ids)
-    chunks = ctx.store.chunks([rows[c] for c in chunk_ids if c in rows])
-    return [Passage(c.text, c.start, c.end) for c in chunks.values() if c.doc_id == doc_id and c.page == page]
 
 
 def _unknown(doc_id: str) -> ApiError:

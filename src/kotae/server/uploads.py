@@ -1,4 +1,5 @@
-"""Uploads: a safe file name, the body streamed to disk under a size limit, the type sniffed from content."""
+"""Uploads: a safe file name, the body streamed to disk under a size limit, the type sniffed from content
+(or, for a plug-in reader's type, from the extension: the reader registry decides what is accepted)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +11,7 @@ import unicodedata
 from fastapi import UploadFile
 
 from kotae.errors import DocumentError, UnsupportedType
-from kotae.ingest.detect import detect_kind
+from kotae.ingest.detect import reader_kind
 from kotae.server.errors import ApiError
 
 _RESERVED = re.compile(r'[<>:"|?*]')
@@ -65,14 +66,15 @@ async def save(upload: UploadFile, directory: str, limit: int) -> tuple[str, str
 
 
 def sniff(path: str, name: str) -> str:
-    """The reader kind of the saved file, from its content; 415 for types kotae cannot read."""
+    """The reader kind of the saved file named `name`: a plug-in reader's kind when it registered the name's
+    extension, else the built-in kind its content shows; 415 for types kotae cannot read."""
     with open(path, "rb") as f:
         data = f.read()
     if not data:
         raise ApiError(422, "unreadable_document",
                        f"{name}: file is empty; check the file and upload it again")
     try:
-        return detect_kind(name, data)
+        return reader_kind(name, data)
     except DocumentError as e:  # UnsupportedType → 415; content that contradicts its extension → 422
         status = 415 if isinstance(e, UnsupportedType) else 422
         code = "unsupported_type" if status == 415 else "unreadable_document"

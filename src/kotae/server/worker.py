@@ -1,24 +1,22 @@
 """Background indexing: one worker thread, a queue, and a status per document.
 
-Uploads are indexed one at a time with `pipeline.index_file`, the function `kotae index` calls, while
-queries go on answering from what is already indexed (each document is written in one transaction).
+Uploads are indexed one at a time with `Kotae.index`, what `kotae index` calls (so an upload is chunked like
+the rest of its index), while queries go on answering from what is already indexed (each document is
+written in one transaction).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
 import threading
 from dataclasses import dataclass, field
 
-from kotae.config import IndexSettings
-from kotae.embed.base import Embedder
-from kotae.errors import DocumentError
-from kotae.pipeline import doc_id_for, index_file
-from kotae.store.base import Store
+from kotae import Kotae
+from kotae.errors import NotFound
 
 log = logging.getLogger("kotae.server")
-STATUSES = ("queued", "indexing", "indexed", "failed")
 
 
 @dataclass
@@ -39,10 +37,8 @@ class Job:
 class IndexWorker:
     """A single thread that indexes queued uploads; `jobs()` tells the status of each."""
 
-    def __init__(self, store: Store, embedder: Embedder, settings: IndexSettings | None = None) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.settings = settings or IndexSettings()
+    def __init__(self, kotae: Kotae) -> None:
+        self.kotae = kotae
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
@@ -67,7 +63,7 @@ class IndexWorker:
 
     def submit(self, path: str, file: str, sha256: str) -> Job:
         """Queue a saved file for indexing under the display name `file`."""
-        job = Job(doc_id_for(path), os.path.abspath(path), file, sha256)
+        job = Job(Kotae.id_for(path), os.path.abspath(path), file, sha256)
         with self._lock:
             self._jobs[job.id] = job
         self._queue.put(job)
@@ -118,18 +114,19 @@ class IndexWorker:
 
     def _index(self, job: Job) -> None:
         try:
-            info = index_file(job.path, job.file, self.store, self.embedder, self.settings)
-            info = info or self.store.document(job.path)  # None: unchanged since it was indexed
-        except DocumentError as e:
-            self._fail(job, f"{job.file}: {e.reason}" + (f"; {e.fix}" if e.fix else ""))
-            return
+            report = self.kotae.index([job.path], names={job.path: job.file})
         except Exception as e:
             log.exception("indexing %s failed", job.path)
             self._fail(job, f"{job.file}: could not be indexed ({type(e).__name__}: {e})")
             return
-        if job.cancelled:  # deleted while it was being indexed
-            self.store.remove_document(job.id)
+        if report.failed:  # the message names the saved path; the user knows the file by its name
+            self._fail(job, report.failed[0][1].replace(job.path, job.file, 1))
             return
+        if job.cancelled:  # deleted while it was being indexed
+            with contextlib.suppress(NotFound):
+                self.kotae.remove(job.id)
+            return
+        info = report.indexed[0] if report.indexed else self.kotae.document(job.path)  # unchanged: as it was
         job.chunks = info.chunks if info else None
         job.message = "; ".join(info.warnings) if info else ""
         job.status = "indexed"

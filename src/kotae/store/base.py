@@ -14,7 +14,8 @@ STORES: dict[str, Callable[[str], Store]] = {}
 
 
 def register(scheme: str) -> Callable[[Callable[[str], Store]], Callable[[str], Store]]:
-    """Register a store factory for a URL scheme ("sqlite" takes a directory path)."""
+    """Register a store factory for a URL scheme ("sqlite" takes a directory path); built-ins and plug-ins
+    alike (see `kotae.plugins`)."""
 
     def deco(factory: Callable[[str], Store]) -> Callable[[str], Store]:
         STORES[scheme] = factory
@@ -25,7 +26,9 @@ def register(scheme: str) -> Callable[[Callable[[str], Store]], Callable[[str], 
 
 def open_store(location: str) -> Store:
     """Open the store at `location`: a directory (SQLite) or a URL whose scheme is registered."""
-    from kotae.store import postgres, sqlite  # noqa: F401  (registration side effect)
+    from kotae import plugins
+
+    plugins.load()  # the built-in stores and plug-ins register themselves
 
     scheme = location.split("://", 1)[0] if "://" in location else "sqlite"
     if scheme not in STORES:

@@ -22,7 +22,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw, ImageOps
 
-from kotae.ingest.pdf import _PDFIUM  # PDFium is not thread-safe: share the reader's lock
+from kotae.ingest.pdf import PDFIUM_LOCK  # PDFium is not thread-safe: one lock for every use
 from kotae.types import PageWords
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom in image pixels
@@ -37,6 +37,10 @@ MAX_SIDE = 4000  # pixels: the longest side of a rendered image frame
 
 class PageNotFound(LookupError):
     pass
+
+
+# what a damaged file raises while a page is rendered (OSError: Pillow's unreadable image)
+UNRENDERABLE = (pdfium.PdfiumError, Image.DecompressionBombError, OSError)
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,7 @@ def _not_in(number: int, pages: int) -> str:
 def _render_pdf(path: str, number: int, passages: Sequence[Passage], scale: float) -> tuple[Image.Image, list[Box]]:
     """Page `number` rendered with `scale`, and the boxes of `passages` found in its text layer."""
     boxes: list[Box] = []
-    with _PDFIUM:
+    with PDFIUM_LOCK:
         pdf = _open(path)
         try:
             if not 1 <= number <= len(pdf):

@@ -1,48 +1,46 @@
-"""`kotae eval …` commands: the CLI edge of the evaluation harness."""
+"""`kotae eval run | beir | compare | sweep`: the command-line edge of kotae.eval."""
 from __future__ import annotations
 
 import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 
-from kotae.cli_common import embedder_for, searcher_for, store_for
-from kotae.config import DEFAULT_INDEX, IndexSettings
+from kotae.cli.args import add_settings
+from kotae.cli.ask import add_llm_args
+from kotae.cli.docs import open_index
+from kotae.config import MODES
 from kotae.errors import KotaeError
 
 
-def add_eval_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from kotae.answer.config import add_llm_args
-    from kotae.eval.judge import add_judge_args
-    from kotae.search import MODES
-
+def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argparse.ArgumentParser]) -> None:  # type: ignore[type-arg]
     ev = sub.add_parser("eval", help="evaluate on a golden set or BEIR data").add_subparsers(
         required=True, metavar="EVAL")
-    c = ev.add_parser("run", help="score retrieval, abstention and answers on a golden set (JSONL)")
+    c = command(ev, "run", help="score retrieval, abstention and answers on a golden set (JSONL)")
     c.add_argument("golden", nargs="+", help="golden set file(s)")
     c.add_argument("--docs", help="index this folder first (into --index) before evaluating")
-    c.add_argument("--mode", default="hybrid")
+    c.add_argument("--mode", default="hybrid", choices=MODES)
     c.add_argument("--top-k", type=int, default=10, help="retrieval depth scored (default %(default)s)")
     c.add_argument("--rule", choices=("page", "phrase", "either"), default="either", help="what counts as a hit")
     c.add_argument("--out", help="write the full results as JSON here")
     c.add_argument("--out-dir", help="write report.md, results.json and categories.png here")
     add_llm_args(c)
-    add_judge_args(c)
+    add_settings(c.add_argument_group("LLM judge (default: correctness by acceptable phrases only)"),
+                 "judge.spec", "judge.base_url")
     c.set_defaults(run=cmd_eval_run)
 
-    c = ev.add_parser("beir", help="score each search mode on a BEIR-layout data set (corpus, queries, qrels)")
+    c = command(ev, "beir", help="score each search mode on a BEIR-layout data set (corpus, queries, qrels)")
     c.add_argument("path", help="folder with corpus.jsonl, queries*.jsonl and qrels")
     c.add_argument("--split", help="qrels split (train, test, …; default: the only one present)")
     c.add_argument("--mode", action="append", choices=MODES, dest="modes",
                    help="search mode, repeatable (default: dense, keyword, hybrid)")
     c.add_argument("--limit-queries", type=int, metavar="N", help="only the first N queries (file order)")
-    c.add_argument("--index", dest="beir_index", metavar="DIR",
-                   help="index folder (default .kotae-beir/<data set>/<model>; embeddings are kept there)")
     c.add_argument("--out", help="write the results as JSON here")
     c.add_argument("--per-query", action="store_true", help="include per-query rankings and metrics in --out")
     c.set_defaults(run=cmd_eval_beir)
 
-    c = ev.add_parser("compare", help="per-question wins and losses of run B against run A (results JSON)")
+    c = command(ev, "compare", help="per-question wins and losses of run B against run A (results JSON)")
     c.add_argument("a", help="results JSON of the baseline run")
     c.add_argument("b", help="results JSON of the run compared with it")
     c.add_argument("--metric", default="mrr@10", help="judges answerable questions (default %(default)s)")
@@ -51,7 +49,7 @@ def add_eval_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     c.add_argument("--limit", type=int, default=50, help="questions listed per table (default %(default)s)")
     c.set_defaults(run=cmd_eval_compare)
 
-    c = ev.add_parser("sweep", help="score chunk size × overlap × mode (× top-k) on a golden set")
+    c = command(ev, "sweep", help="score chunk size × overlap × mode (× top-k) on a golden set")
     c.add_argument("golden", nargs="+", help="golden set file(s)")
     c.add_argument("--docs", required=True, help="the documents folder the golden set is about")
     c.add_argument("--max-tokens", type=_ints, default="128,192,256,384", help="chunk sizes (default %(default)s)")
@@ -79,8 +77,6 @@ def _ints(text: str) -> tuple[int, ...]:
 
 
 def _modes(text: str) -> tuple[str, ...]:
-    from kotae.search import MODES
-
     modes = tuple(m.strip() for m in text.split(",") if m.strip())
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:
@@ -97,62 +93,59 @@ def _write_json(path: str, payload: object) -> None:
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:
-    from kotae.answer.config import llm_settings
-    from kotae.answer.llm import get_llm
     from kotae.eval import load_golden, markdown_table, run_golden
-    from kotae.eval.judge import judge_from_args
+    from kotae.eval.judge import judge_from
     from kotae.eval.report import results_payload, write_report
 
-    if args.docs:
-        from kotae.pipeline import index_paths
-
-        store = store_for(args, must_exist=False)
-        report = index_paths([args.docs], store, embedder_for(args, store), IndexSettings())
-        for _, msg in report.failed:
-            print(f"error: {msg}", file=sys.stderr)
-    searcher = searcher_for(args)
+    judge = judge_from(args.settings)
     items = [it for g in args.golden for it in load_golden(g)]
-    answering = llm_settings(args)
-    llm = get_llm(answering.spec, answering) if answering.spec else None
-    judge = judge_from_args(args, answering)
-    run = run_golden(items, searcher, mode=args.mode, top_k=args.top_k, rule=args.rule, llm=llm, judge=judge)
-    print(markdown_table(run.summary()))
-    if args.out or args.out_dir:
-        payload = results_payload(run, {"golden": args.golden, "model": searcher.embedder.model_id,
-                                        "chunking": searcher.store.meta("chunking")},
-                                  searcher.store.index_version())
-        if args.out:
-            _write_json(args.out, payload)
-        if args.out_dir:
-            for path in write_report(args.out_dir, payload):
-                print(f"wrote {path}", file=sys.stderr)
+    with open_index(args, create=bool(args.docs)) as k:
+        if args.docs:
+            report = k.index([args.docs])
+            for _, msg in report.failed:
+                print(f"error: {msg}", file=sys.stderr)
+        run = run_golden(items, k, mode=args.mode, top_k=args.top_k, rule=args.rule, llm=k.llm, judge=judge)
+        print(markdown_table(run.summary()))
+        if args.out or args.out_dir:
+            payload = results_payload(run, {"golden": args.golden, "model": k.embedder.model_id,
+                                            "chunking": k.store.meta("chunking")}, k.index_version())
+            if args.out:
+                _write_json(args.out, payload)
+            if args.out_dir:
+                for path in write_report(args.out_dir, payload):
+                    print(f"wrote {path}", file=sys.stderr)
     return 0
 
 
 def cmd_eval_beir(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from kotae import Kotae
     from kotae.eval.beir import load_beir
     from kotae.eval.beir_eval import DEFAULT_MODES, beir_table, default_index, evaluate_beir
     from kotae.progress import IndexProgress
-    from kotae.store import open_store
 
     if args.limit_queries is not None and args.limit_queries < 1:
         raise KotaeError("--limit-queries must be 1 or more")
     data = load_beir(args.path, args.split, args.limit_queries)
     for w in data.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if args.beir_index or args.index != DEFAULT_INDEX:
-        store = open_store(args.beir_index or args.index)
-        embedder = embedder_for(args, store)
-    else:  # one cached index per dataset and model
-        embedder = embedder_for(args)
-        store = open_store(default_index(data.name, embedder.name))
-    try:
+    settings = args.settings
+    if not settings.explicit("store.index"):  # one cached index per data set and model
+        from kotae import load_embedder
+        from kotae.cli.args import note
+
+        embedder = load_embedder(settings.embed.model, warn=note)
+        settings = replace(settings, store=replace(settings.store, index=default_index(data.name, embedder.name)))
+        k = Kotae.open(settings=settings, embedder=embedder)
+    else:
+        k = open_index(argparse.Namespace(**{**vars(args), "settings": settings}), create=True)
+    with k:
         with IndexProgress((len(data.corpus) + 499) // 500) as progress:
-            run = evaluate_beir(data, store, embedder, args.modes or DEFAULT_MODES, progress.update)
-    finally:
-        store.close()
+            run = evaluate_beir(data, k, args.modes or DEFAULT_MODES, progress.update)
+        where = k.location
     print(beir_table([run]))
-    print(f"{run.index['embedded']} passage(s) embedded, the rest from the cache in {store.location}", file=sys.stderr)
+    print(f"{run.index['embedded']} passage(s) embedded, the rest from the cache in {where}", file=sys.stderr)
     if args.out:
         _write_json(args.out, run.to_json(per_query=args.per_query))
     return 0
@@ -178,6 +171,8 @@ def cmd_eval_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_sweep(args: argparse.Namespace) -> int:
+    from kotae import load_embedder
+    from kotae.cli.args import note
     from kotae.eval import load_golden
     from kotae.eval.sweep import CHART_PANELS, SweepGrid, sweep, sweep_table
 
@@ -185,7 +180,7 @@ def cmd_eval_sweep(args: argparse.Namespace) -> int:
         raise KotaeError(f"{args.docs}: no such folder; pass the documents folder with --docs")
     items = [it for g in args.golden for it in load_golden(g)]
     grid = SweepGrid(args.max_tokens, args.overlap, args.modes, args.top_k)
-    result = sweep(items, args.docs, embedder_for(args), grid, rule=args.rule,
+    result = sweep(items, args.docs, load_embedder(args.settings.embed.model, warn=note), grid, rule=args.rule,
                    retrieval_only=args.retrieval_only, log=lambda m: print(m, file=sys.stderr))
     result.settings["golden"] = args.golden
     table = sweep_table(result, args.category)

@@ -1,0 +1,6 @@
+"""`python -m kotae.cli`."""
+import sys
+
+from kotae.cli import main
+
+sys.exit(main())

