@@ -27,13 +27,14 @@ from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.beir import load_beir
 from kotae.eval.beir_eval import default_index
-from kotae.eval.beir_index import index_corpus
 from kotae.eval.metrics import Retrieved, graded_metrics, mean_metrics, retrieval_metrics
 from kotae.pipeline import index_paths
+from kotae.records import index_records
 from kotae.search.analyze import analyze
 from kotae.search.fusion import rrf
 from kotae.search.searcher import Searcher
 from kotae.store import open_store
+from kotae.types import Record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPTH = 100
@@ -73,7 +74,7 @@ RULES: dict[str, Callable[[Lists], list[int]]] = {
 def beir_set(path: str, split: str | None, embedder, model: str, index_root: str) -> tuple[str, list[dict]]:  # type: ignore[no-untyped-def]
     data = load_beir(path, split)
     store = open_store(default_index(data.name, model, index_root))
-    index_corpus(data.corpus, data.name, store, embedder, None)
+    index_records([Record(d.id, d.passage, d.title) for d in data.corpus], data.name, store, embedder)
     searcher = Searcher(store, embedder)
     rows: dict[str, list[dict]] = {r: [] for r in RULES}
     for qid, text in data.queries:

@@ -26,10 +26,11 @@ from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.beir import load_beir
 from kotae.eval.beir_eval import default_index
-from kotae.eval.beir_index import index_corpus
+from kotae.records import index_records
 from kotae.search.gate import GateSettings, calibrate, evaluate
 from kotae.search.searcher import Searcher
 from kotae.store import open_store
+from kotae.types import Record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,7 +49,7 @@ def main() -> int:
     embedder = get_embedder(args.model)
     data = load_beir(jsq, None, args.n)
     store = open_store(default_index(data.name, args.model, args.index_root))
-    index_corpus(data.corpus, data.name, store, embedder, None)
+    index_records([Record(d.id, d.passage, d.title) for d in data.corpus], data.name, store, embedder)
     searcher = Searcher(store, embedder)
     with open(os.path.join(sci, "queries-train.jsonl"), encoding="utf-8") as f:
         claims = [json.loads(line)["text"] for _, line in zip(range(args.n), f, strict=False)]

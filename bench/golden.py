@@ -20,15 +20,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
-from kotae.config import ChunkSettings, IndexSettings
+from kotae import Kotae
+from kotae.config import ChunkSettings, IndexSettings, SearchSettings, Settings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden, run_golden
 from kotae.eval.runner import gate_samples
-from kotae.pipeline import index_paths
-from kotae.search import Searcher
 from kotae.search.gate import GateSettings, calibrate, evaluate
-from kotae.search.searcher import SearchSettings
-from kotae.store import open_store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl"}
@@ -42,11 +39,10 @@ def main() -> int:
     embedder = get_embedder(model)
     items = {k: load_golden(os.path.join(ROOT, v)) for k, v in SETS.items()}
     with tempfile.TemporaryDirectory() as tmp:
-        store = open_store(tmp)
+        searcher = Kotae.open(tmp, settings=Settings(), embedder=embedder)
         t0 = time.perf_counter()
-        index_paths([os.path.join(ROOT, "samples", "docs")], store, embedder, IndexSettings())
+        searcher.index([os.path.join(ROOT, "samples", "docs")])
         index_s = time.perf_counter() - t0
-        searcher = Searcher(store, embedder)
         summaries = {}
         for mode in MODES:
             for name, its in items.items():
@@ -58,19 +54,18 @@ def main() -> int:
             st = evaluate(samples[test], settings)
             gate[f"fit {fit} → test {test}"] = {"thresholds": settings.to_dict(), test: st.__dict__,
                                                 "precision": st.precision, "recall": st.recall}
-        version = store.index_version()
-        fixed = Searcher(store, embedder, SearchSettings(adaptive_keyword_weight=False))
-        scale1 = Searcher(store, embedder, SearchSettings(keyword_weight_scale=1.0))
+        version = searcher.index_version()
+        fixed = searcher.using(settings=Settings(search=SearchSettings(adaptive_keyword_weight=False)))
+        scale1 = searcher.using(settings=Settings(search=SearchSettings(keyword_weight_scale=1.0)))
         ablations = {"hybrid (default: keyword weight 2 × coverage)": _retrieval(items, searcher),
                      "hybrid, keyword weight 1 × coverage": _retrieval(items, scale1),
                      "hybrid, fixed keyword weight (plain RRF)": _retrieval(items, fixed)}
-        store.close()
+        searcher.close()
     with tempfile.TemporaryDirectory() as tmp:
-        store = open_store(tmp)
-        index_paths([os.path.join(ROOT, "samples", "docs")], store, embedder,
-                    IndexSettings(chunk=ChunkSettings(contextual_prefix=True)))
-        ablations["hybrid, contextual prefix"] = _retrieval(items, Searcher(store, embedder))
-        store.close()
+        prefixed = Settings(index=IndexSettings(chunk=ChunkSettings(contextual_prefix=True)))
+        with Kotae.open(tmp, settings=prefixed, embedder=embedder) as k:
+            k.index([os.path.join(ROOT, "samples", "docs")])
+            ablations["hybrid, contextual prefix"] = _retrieval(items, k)
 
     lines = ["| set / mode | n | " + " | ".join(COLS) + " |", "|---" * (len(COLS) + 2) + "|"]
     for key, s in summaries.items():
@@ -114,7 +109,7 @@ def main() -> int:
 ABL_COLS = ("hit@1", "hit@3", "hit@5", "mrr@10", "ndcg@10")
 
 
-def _retrieval(items: dict, searcher: Searcher) -> dict:
+def _retrieval(items: dict, searcher: Kotae) -> dict:
     answerable = [it for its in items.values() for it in its if it.answerable]
     o = run_golden(answerable, searcher, mode="hybrid", answers=False).summary()["overall"]
     return {"n": o["n"], **{c: o[c] for c in ABL_COLS}}

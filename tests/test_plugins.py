@@ -85,6 +85,20 @@ def test_plugin_reader_is_taken_by_folder_walks_reads_and_uploads(site: Path, tm
     assert sniff(str(saved), "memo.note") == "note"
     assert sniff(str(saved), "memo.txt") == "text"  # built-in kinds: still from the content
 
+    import httpx
+
+    from kotae import Kotae, load_settings
+    from kotae.server import create_app, serve_in_thread
+
+    k = Kotae.open(idx, settings=load_settings({"embed.model": "fake"}, env={}))
+    with serve_in_thread(create_app(k, upload_dir=str(tmp_path / "up"))) as url, httpx.Client(base_url=url) as c:
+        r = c.post("/documents", files={"file": ("memo.note", b"buy bread\n")}, params={"wait": "true"})
+        assert r.status_code == 200, r.text
+        assert (r.json()["file"], r.json()["kind"], r.json()["status"]) == ("memo.note", "note", "indexed")
+        hit = c.post("/query", json={"question": "bread", "mode": "keyword"}).json()["sources"][0]
+        assert (hit["file"], hit["excerpt"]) == ("memo.note", "NOTE buy bread")
+    k.close()
+
 
 def test_broken_plugin_warns_and_kotae_still_reads(site: Path, tmp_path: Path):
     install(site, "kotae_broken", {"kotae_broken": "raise ImportError('needs libfoo')\n"},

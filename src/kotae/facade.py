@@ -36,7 +36,7 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["Calibration", "Kotae", "PageImage", "discover", "load_embedder", "load_llm", "migrate", "preview_chunks"]
+__all__ = ["Calibration", "Kotae", "PageImage", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -301,6 +301,14 @@ def migrate(source: str, target: str) -> tuple[Any, str]:
         return migrate_index(source, store), store.location
     finally:
         store.close()
+
+
+def file_kind(name: str, data: bytes) -> str:
+    """The reader that would read `data` saved as `name` (a plug-in's for its extension, else the built-in kind
+    the content shows); raises UnsupportedType or DocumentError (with the fix) for what kotae cannot read."""
+    from kotae.ingest.detect import reader_kind
+
+    return reader_kind(name, data)
 
 
 def discover(paths: Iterable[str]) -> list[str]:

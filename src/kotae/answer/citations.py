@@ -45,7 +45,6 @@ _JOIN = r"\s*(?:[,，、;；&]|and|-|–|〜|~)\s*"
 _PREFIX = r"(?:(?:sources?|refs?|references?|資料|出典|文献)\s*[:：#]?\s*)?"
 MARKER = re.compile(rf"[\[［【]\s*{_PREFIX}({_NUM}(?:{_JOIN}{_NUM})*)\s*[\]］】]", re.IGNORECASE)
 _RANGE = re.compile(rf"({_NUM})\s*[-–〜~]\s*({_NUM})")
-_SPLIT = re.compile(rf"{_JOIN}")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _LETTER = re.compile(r"[^\W\d_]")
 DONT_KNOW = frozenset({"わからない", "わかりません", "分からない", "分かりません", "不明", "不明です",

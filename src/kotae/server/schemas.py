@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kotae.store.base import Filter
+from kotae import Filter
 
 Mode = Literal["dense", "keyword", "hybrid", "hybrid+rerank"]  # kotae.search.MODES
 Status = Literal["queued", "indexing", "indexed", "failed"]

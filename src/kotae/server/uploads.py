@@ -10,8 +10,8 @@ import unicodedata
 
 from fastapi import UploadFile
 
+from kotae import file_kind
 from kotae.errors import DocumentError, UnsupportedType
-from kotae.ingest.detect import reader_kind
 from kotae.server.errors import ApiError
 
 _RESERVED = re.compile(r'[<>:"|?*]')
@@ -74,7 +74,7 @@ def sniff(path: str, name: str) -> str:
         raise ApiError(422, "unreadable_document",
                        f"{name}: file is empty; check the file and upload it again")
     try:
-        return reader_kind(name, data)
+        return file_kind(name, data)
     except DocumentError as e:  # UnsupportedType → 415; content that contradicts its extension → 422
         status = 415 if isinstance(e, UnsupportedType) else 422
         code = "unsupported_type" if status == 415 else "unreadable_document"

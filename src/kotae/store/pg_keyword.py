@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 _TERM = re.compile(r"[^\W_]+")
@@ -59,16 +58,6 @@ def idf(n_chunks: int, df: Mapping[str, int], query: Sequence[str]) -> list[floa
         x = math.log((n_chunks - n + 0.5) / (n + 0.5)) if n_chunks else 0.0
         out.append(x if x > 0 else 1e-6)
     return out
-
-
-def term_delta(added: Iterable[Sequence[str]], removed: Iterable[Sequence[str]]) -> list[tuple[str, int]]:
-    """Change in each term's chunk count, sorted by term (every writer locks terms in one order)."""
-    delta: Counter[str] = Counter()
-    for found in added:
-        delta.update(set(found))
-    for found in removed:
-        delta.subtract(set(found))
-    return sorted((t, n) for t, n in delta.items() if n)
 
 
 # FTS5's bm25() per matching chunk. The query's lexemes are marked with weight A so ts_filter keeps
