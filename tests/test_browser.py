@@ -140,7 +140,8 @@ def test_dont_know_upload_errors_and_delete(page: Page, tmp_path):
     expect(box).to_be_visible()
     expect(box).to_contain_text("わからない / I don't know")
     expect(page.locator("#nf-query")).to_have_text("社員旅行の行き先はどこですか")
-    expect(page.locator("#nf-reason")).to_contain_text("coverage")
+    expect(page.locator("#nf-reason")).to_have_text("資料には「社員旅行」「行き先」についての記載がありません")
+    expect(page.locator("#calibration")).to_contain_text("refusal gate")
     shot(page, "05-dont-know.png")
 
     photo = tmp_path / "photo.pdf"

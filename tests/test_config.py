@@ -78,7 +78,7 @@ def test_config_show_prints_every_value_and_its_origin(tmp_path, capsys):
     assert rows["store.index"]["value"] == ".kotae" and rows["search.mode"]["origin"] == "default"
     assert main(["--index", "/tmp/x", "config"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^store.index +\= /tmp/x   \(flag\)$", out, re.M)
+    assert re.search(r"^store.index +\= /tmp/x   \(flag\)$", out, re.MULTILINE)
 
 
 def test_secrets_are_masked():
@@ -89,6 +89,6 @@ def test_secrets_are_masked():
 def test_readme_configuration_table_is_generated_from_the_tree():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    m = re.search(r"<!-- settings table: kotae config table -->\n(.*?)\n<!-- end of settings table -->", readme, re.S)
+    m = re.search(r"<!-- settings table: kotae config table -->\n(.*?)\n<!-- end of settings table -->", readme, re.DOTALL)
     assert m, "README has lost its settings table"
     assert m.group(1).strip() == markdown_table(), "README's table drifted: paste the output of `kotae config table`"

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Self
 
-from kotae.answer import ask_stream as _ask_stream
-from kotae.answer.llm import LLM, get_llm
+from kotae.answer.ask import ask_stream
+from kotae.answer.llm import LLM, LLMError, get_llm
 from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
@@ -30,13 +30,14 @@ from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
 from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
 from kotae.pipeline import discover as _discover
 from kotae.records import RecordsReport, index_records
+from kotae.search import autocal
 from kotae.search.gate import GateStats, calibrate, evaluate
 from kotae.search.rerank import Reranker, load_reranker
 from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["Calibration", "Kotae", "PageImage", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks"]
+__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -137,9 +138,13 @@ class Kotae:
     def index(self, paths: Iterable[str], progress: Progress | None = None, *, force: bool = False,
               names: Mapping[str, str] | None = None) -> IndexReport:
         """Index files and folders (recursive); each file succeeds or fails alone, in one transaction.
-        Unchanged files are skipped; `names` gives explicit files their display name (e.g. an upload's)."""
-        return index_paths(list(paths), self.store, self.embedder, self.index_settings(), progress, force=force,
-                           names=names)
+        Unchanged files are skipped; `names` gives explicit files their display name (e.g. an upload's).
+        The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`)."""
+        report = index_paths(list(paths), self.store, self.embedder, self.index_settings(), progress, force=force,
+                             names=names)
+        if report.indexed:
+            self.self_calibrate()
+        return report
 
     def index_records(self, records: Sequence[Record], collection: str, progress: Progress | None = None,
                       batch: int = 500) -> RecordsReport:
@@ -162,6 +167,7 @@ class Kotae:
                 info = self.store.remove_document(matches[0].path)
         if info is None:
             raise NotFound(f"{target} is not in the index {self.location}; see kotae list")
+        self.self_calibrate()  # refits only when the corpus shrank by a quarter
         return info
 
     def reembed(self, model: str | None = None, progress: Progress | None = None) -> int:
@@ -199,20 +205,62 @@ class Kotae:
                    filters: Filter | None = None, llm: LLM | None = _UNSET) -> Iterator[tuple[str, object]]:
         """The answer as events: ("retrieval", SearchResult) once, ("token", str) pieces, ("answer", Answer)."""
         model = self.llm if llm is _UNSET else llm
-        return _ask_stream(question, self.searcher, mode=mode, top_k=top_k, flt=filters, llm=model)
+        calibration = {**self.calibration().to_dict(), "summary": self.calibration().describe()}
+        for kind, payload in ask_stream(question, self.searcher, mode=mode, top_k=top_k, flt=filters, llm=model):
+            yield kind, replace(payload, calibration=calibration) if isinstance(payload, Answer) else payload
 
     def calibrate(self, labelled: Iterable[tuple[str, bool]], max_false_refusal: float = 0.05) -> Calibration:
-        """Fit the gate on (question, answerable) pairs and store the thresholds with the index."""
+        """Fit the gate on your own (question, answerable) pairs and store the thresholds with the index; from
+        then on the index never self-calibrates over them."""
         samples = []
-        for question, answerable in labelled:
-            gate = self.search(question).gate
-            samples.append((answerable, gate.margin, gate.coverage))
+        pairs = list(labelled)
+        for (_, answerable), (margin, cov) in zip(pairs, self._signals([q for q, _ in pairs]), strict=True):
+            samples.append((answerable, margin, cov))
         if all(a for a, _, _ in samples) or not any(a for a, _, _ in samples):
             raise ConfigError("calibration needs both answerable and unanswerable questions")
         before = evaluate(samples, self.searcher.gate_settings())
         fitted, after = calibrate(samples, max_false_refusal)
-        self.store.set_meta("gate", json.dumps(fitted.to_dict()))
+        self._store_gate(fitted, autocal.user_state(fitted, after, self._chunk_count()))
         return Calibration(before, after, fitted)
+
+    def calibration(self) -> autocal.CalibrationState:
+        """How this index's gate thresholds were chosen (self-calibrated, by you, or still the defaults)."""
+        return autocal.state(self.store.meta(autocal.META))
+
+    def self_calibrate(self, *, force: bool = False) -> autocal.CalibrationState | None:
+        """Fit the gate on questions made from the index's own chunks against the bundled off-topic questions,
+        when the index is new or its size moved by a quarter since the last fit (or `force`); never over a
+        gate you calibrated. Returns the new state, or None when nothing was refitted."""
+        chunks = self._chunk_count()
+        current = self.calibration()
+        if not (force and current.source != "user" and chunks) and not autocal.needs_fit(current, chunks):
+            return None
+        texts = [t for _, t in self.store.chunk_texts()]
+        negatives = autocal.negatives()
+        positive = self._signals(autocal.pseudo_questions(texts, noise=negatives))
+        if not positive:
+            return None
+        negative = self._signals(negatives)
+        fitted, st = autocal.fit(positive, negative, chunks)
+        self._store_gate(fitted, st)
+        return st
+
+    def _signals(self, questions: Sequence[str]) -> list[tuple[float, float]]:
+        """The gate's (margin, coverage) for each question, as `search` computes them (queries embedded at once)."""
+        mode = self.settings.search.mode
+        mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
+        out = []
+        for q, vec in zip(questions, self.embedder.queries(questions), strict=True):
+            gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
+            out.append((gate.margin, gate.coverage))
+        return out
+
+    def _chunk_count(self) -> int:
+        return self.store.document_frequencies([])[1]
+
+    def _store_gate(self, settings: GateSettings, st: autocal.CalibrationState) -> None:
+        self.store.set_meta("gate", json.dumps(settings.to_dict()))
+        self.store.set_meta(autocal.META, json.dumps(st.to_dict()))
 
     def page_image(self, doc_id: str, page: int, highlight: Sequence[str] = (), scale: float = 1.5) -> PageImage:
         """A PDF page or an image frame as PNG with the passages of chunks `highlight` marked (found again in

@@ -1,4 +1,4 @@
-"""Wires the stages: read → chunk → embed → store, and search → answer. Dependencies come in as arguments."""
+"""Indexing: read → chunk → embed → store, each file in one transaction. Dependencies come in as arguments."""
 from __future__ import annotations
 
 import hashlib

@@ -174,6 +174,7 @@ class Answer:
     notices: tuple[str, ...] = ()
     also_retrieved: tuple[Source, ...] = ()  # retrieved but not cited (LLM answers)
     citations: dict[str, int] = field(default_factory=dict)  # valid, invalid, unsupported, weak, attached
+    calibration: dict[str, Any] = field(default_factory=dict)  # how the index's gate was fitted (Kotae.ask)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -187,6 +188,7 @@ class Answer:
             "notices": list(self.notices),
             "also_retrieved": [s.to_dict() for s in self.also_retrieved],
             "citations": dict(self.citations),
+            "calibration": dict(self.calibration),
         }
 
 

@@ -66,7 +66,7 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
         text = dont_know(question)
         yield "token", text
         yield "answer", Answer(question, text, False, "extractive", (), timings, version,
-                               notices=(*result.notices, f"not found in the documents: {result.gate.reason}"))
+                               notices=(*result.notices, f"not found in the documents: {_why(result)}"))
         return
     notices = result.notices
     if llm is not None:
@@ -79,6 +79,12 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
         except LLMError as e:
             notices = (*notices, f"{e}; showing the extractive answer")
     yield from _extractive_answer(question, result, searcher, t0, timings, version, notices)
+
+
+def _why(result: SearchResult) -> str:
+    """The refusal in plain words, then the numbers that decided it."""
+    gate = result.gate
+    return f"{gate.explanation} ({gate.reason})" if gate.explanation else gate.reason
 
 
 def _rewrite(question: str, llm: LLM | None) -> tuple[str | None, tuple[str, ...], float | None]:

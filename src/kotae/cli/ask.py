@@ -51,7 +51,7 @@ def add_llm_args(c: argparse.ArgumentParser) -> None:
 
 def filter_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The search filter the --file/--type/--lang/--tag/--since/--until options describe."""
-    from kotae import Filter
+    from kotae.facade import Filter
 
     return Filter(file=args.file, kind=args.kind, lang=args.lang, tags=tuple(args.tags), since=args.since,
                   until=args.until)

@@ -56,7 +56,7 @@ def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argpars
 
 def open_index(args: argparse.Namespace, create: bool = False):  # type: ignore[no-untyped-def]
     """The `Kotae` of the settings' index (notes about its engine printed once)."""
-    from kotae import Kotae
+    from kotae.facade import Kotae
 
     k = Kotae.open(settings=args.settings, create=create)
     for n in k.notices:
@@ -65,7 +65,7 @@ def open_index(args: argparse.Namespace, create: bool = False):  # type: ignore[
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from kotae import discover
+    from kotae.facade import discover
     from kotae.progress import IndexProgress
 
     missing = [p for p in args.paths if not os.path.exists(p)]
@@ -89,6 +89,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with open_index(args) as k:
         docs = k.documents()
+        gate = k.calibration().describe()
     if args.json:
         print(json.dumps([d.__dict__ for d in docs], ensure_ascii=False, indent=2))
         return 0
@@ -97,6 +98,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for d in docs:
         print(f"{d.file}\t{d.kind}\t{d.pages} page(s)\t{d.chunks} chunk(s)\t{d.lang}\t{d.indexed_at}"
               + (f"\ttags={','.join(d.tags)}" if d.tags else ""))
+    print(gate)
     return 0
 
 
@@ -108,7 +110,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
-    from kotae import preview_chunks
+    from kotae.facade import preview_chunks
 
     failed: list[str] = []
     chunks = preview_chunks(args.paths, args.settings.index, on_error=failed.append)
@@ -142,7 +144,7 @@ def cmd_reembed(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from kotae import migrate
+    from kotae.facade import migrate
 
     store = args.settings.store
     source = args.source or (store.index or ".kotae")

@@ -120,9 +120,9 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
 def cmd_eval_beir(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from kotae import Kotae
     from kotae.eval.beir import load_beir
     from kotae.eval.beir_eval import DEFAULT_MODES, beir_table, default_index, evaluate_beir
+    from kotae.facade import Kotae
     from kotae.progress import IndexProgress
 
     if args.limit_queries is not None and args.limit_queries < 1:
@@ -132,8 +132,8 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     settings = args.settings
     if not settings.explicit("store.index"):  # one cached index per data set and model
-        from kotae import load_embedder
         from kotae.cli.args import note
+        from kotae.facade import load_embedder
 
         embedder = load_embedder(settings.embed.model, warn=note)
         settings = replace(settings, store=replace(settings.store, index=default_index(data.name, embedder.name)))
@@ -171,10 +171,10 @@ def cmd_eval_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_sweep(args: argparse.Namespace) -> int:
-    from kotae import load_embedder
     from kotae.cli.args import note
     from kotae.eval import load_golden
     from kotae.eval.sweep import CHART_PANELS, SweepGrid, sweep, sweep_table
+    from kotae.facade import load_embedder
 
     if not os.path.isdir(args.docs):
         raise KotaeError(f"{args.docs}: no such folder; pass the documents folder with --docs")

@@ -99,6 +99,15 @@ class Embedder(ABC):
         """Embed one search query."""
         return _normalise(self.embed_batch([text], "query"))[0]
 
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many search queries at once (each vector as `query` gives it)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for lo in range(0, len(order), self.batch_size):
+            idx = order[lo : lo + self.batch_size]
+            out[idx] = _normalise(self.embed_batch([texts[i] for i in idx], "query"))
+        return out
+
     @property
     def model_id(self) -> str:
         """What the index records, so vectors of two models are never mixed."""

@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kotae import Kotae, Record
 from kotae.eval.beir import BeirData
 from kotae.eval.memo import MemoEmbedder
 from kotae.eval.metrics import graded_metrics, mean_metrics, percentile
+from kotae.facade import Kotae
+from kotae.types import Record
 
 Progress = Callable[[str, int], None]  # see kotae.pipeline
 

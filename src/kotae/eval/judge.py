@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kotae import LLM, LLMError, load_llm
 from kotae.config import LLMSettings, Settings
 from kotae.errors import ConfigError
+from kotae.facade import LLM, LLMError, load_llm
 
 JUDGE_SYSTEM = (
     "You grade answers to questions about a set of documents. You get the question, a reference answer "

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from kotae import Embedder
+from kotae.facade import Embedder
 
 
 class MemoEmbedder(Embedder):
@@ -31,7 +31,7 @@ class MemoEmbedder(Embedder):
         return self.inner.model_id
 
     def embed_batch(self, texts: Sequence[str], kind: str) -> np.ndarray:  # type: ignore[override]
-        return self.inner.embed_batch(texts, kind)
+        return self.inner.embed_batch(texts, kind)  # type: ignore[arg-type]
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kotae import LLM, Kotae
 from kotae.eval.golden import GoldenItem
 from kotae.eval.judge import Judge
 from kotae.eval.metrics import Retrieved, percentile, retrieval_metrics, squash
+from kotae.facade import LLM, Kotae
 
 
 @dataclass

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kotae import Embedder, Kotae
 from kotae.config import ChunkSettings, IndexSettings, Settings
 from kotae.errors import KotaeError
 from kotae.eval.golden import GoldenItem
 from kotae.eval.memo import MemoEmbedder
 from kotae.eval.runner import answer_fields, retrieval_row, summarise
+from kotae.facade import Embedder, Kotae
 
 RETRIEVAL_K = 10  # retrieval metrics go to @10 whatever top-k the answer sees
 CHART_PANELS = (("paraphrase", "hit@3"), ("overall", "mrr@10"))

@@ -66,19 +66,28 @@ def _japanese_tokens(text: str) -> list[str]:
     # Sudachi's input limit is ~49 KB; analyse long text piecewise on line breaks.
     for piece in _pieces(text, 4000):
         for m in _sudachi().tokenize(piece):
-            pos = m.part_of_speech()[0]
-            if pos in _DROP_POS:
-                continue
-            surface = m.surface()
-            if _ASCII_ALNUM.match(surface.lower()):
-                latin.append(surface)  # keep English words English (Sudachi katakanises some)
-                continue
-            if pos in _JA_STOP_POS:
-                continue
-            form = m.normalized_form()
-            if form and form not in JA_STOP and _LATIN_WORD.search(form):
-                out.append(form.lower())
+            kind, token = _morpheme(m)
+            if kind == "latin":
+                latin.append(token)  # keep English words English (Sudachi katakanises some)
+            elif kind == "ja":
+                out.append(token)
     return out + _latin_tokens(" ".join(latin))
+
+
+def _morpheme(m) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """("latin", surface) for an ASCII word, ("ja", normalised form) for a content word, ("", "") to drop."""
+    pos = m.part_of_speech()[0]
+    if pos in _DROP_POS:
+        return "", ""
+    surface = m.surface()
+    if _ASCII_ALNUM.match(surface.lower()):
+        return "latin", surface
+    if pos in _JA_STOP_POS:
+        return "", ""
+    form = m.normalized_form()
+    if form and form not in JA_STOP and _LATIN_WORD.search(form):
+        return "ja", form.lower()
+    return "", ""
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -102,3 +111,17 @@ def analyze(text: str) -> list[str]:
     if _CJK.search(text):
         return _japanese_tokens(text)
     return _latin_tokens(text)
+
+
+def words(text: str) -> list[tuple[str, list[str]]]:
+    """The words of `text` as written, each with its search tokens (empty for stop words and punctuation), in
+    order: what a refusal names when the documents never contain a word of the question."""
+    text = unicodedata.normalize("NFKC", text)
+    if not _CJK.search(text):
+        return [(w, _latin_tokens(w)) for w in _LATIN_WORD.findall(text)]
+    out: list[tuple[str, list[str]]] = []
+    for piece in _pieces(text, 4000):
+        for m in _sudachi().tokenize(piece):
+            kind, token = _morpheme(m)
+            out.append((m.surface(), [token] if kind == "ja" else _latin_tokens(token) if kind == "latin" else []))
+    return out

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
-from kotae.search.analyze import analyze
+from kotae.search.analyze import analyze, words
 from kotae.search.dense import DenseIndex
 from kotae.search.fusion import rrf
-from kotae.search.gate import GateDecision, GateSettings, coverage, decide
+from kotae.search.gate import GateDecision, GateSettings, absent_terms, coverage, decide, explain
 from kotae.search.rerank import Reranker
 from kotae.store.base import Filter, Store
 from kotae.types import Chunk, Hit
@@ -59,8 +60,9 @@ class Searcher:
         return GateSettings(**json.loads(stored)) if stored else self.settings.gate
 
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
-               flt: Filter | None = None, expansion: str | np.ndarray | None = None) -> SearchResult:
-        """Search; `expansion` (e.g. a HyDE passage) is embedded as a passage and added to the query vector
+               flt: Filter | None = None, expansion: str | np.ndarray | None = None,
+               vector: np.ndarray | None = None) -> SearchResult:
+        """Search (`vector`: the query's embedding when the caller already has it); `expansion` (e.g. a HyDE passage) is embedded as a passage and added to the query vector
         for the dense ranking only (a vector is added as given: pseudo-relevance feedback); the hits'
         `similarity` is then to that combined vector. The gate's similarity and margin, and the keyword
         search, always see the question as asked."""
@@ -78,7 +80,7 @@ class Searcher:
 
         # The query is embedded in every mode: the gate needs the top similarity.
         t1 = time.perf_counter()
-        qvec = self.embedder.query(query)
+        qvec = self.embedder.query(query) if vector is None else vector
         t["embed"] = _ms(t1)
         t1 = time.perf_counter()
         dense, margin = self._dense_search(qvec, n, doc_ids)
@@ -136,7 +138,7 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(terms, df, n_chunks, gate_top, margin, hits)
+        gate = self._gate(query, terms, df, n_chunks, gate_top, margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
@@ -161,10 +163,19 @@ class Searcher:
         rescored = {r: float(x) for (r, _), x in zip(pool, scores, strict=True)}
         return sorted(pool, key=lambda p: -rescored[p[0]]) + ranked[n:], rescored
 
-    def _gate(self, terms: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
+    def _gate(self, query: str, terms: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
               margin: float, hits: list[Hit]) -> GateDecision:
         cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
-        return decide(top_sim, margin, cov, self.gate_settings())
+        decision = decide(top_sim, margin, cov, self.gate_settings())
+        if decision.found:
+            return decision
+        pairs = words(query)
+        df_all = dict(df)
+        extra = [t for _, toks in pairs for t in toks if t not in df_all]
+        if extra:
+            df_all.update(self.store.document_frequencies(list(dict.fromkeys(extra)))[0])
+        plain = explain(absent_terms(pairs, df_all), cov, detect_lang(query))
+        return replace(decision, explanation=plain)
 
 
 def _ms(t0: float) -> float:

@@ -15,7 +15,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.security import APIKeyHeader
 from fastapi.staticfiles import StaticFiles
 
-from kotae import Kotae, __version__
+from kotae import __version__
+from kotae.facade import Kotae
 from kotae.server import documents, errors, query
 from kotae.server.context import AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, Guard
@@ -60,8 +61,10 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     @app.get("/health", response_model=HealthOut, tags=["meta"])
     def health() -> HealthOut:
         """Liveness and a summary; never needs the API key."""
+        state = kotae.calibration()
         return HealthOut(documents=len(kotae.documents()), indexing=ctx.worker.busy(),
-                         index_version=kotae.index_version())
+                         index_version=kotae.index_version(),
+                         calibration={**state.to_dict(), "summary": state.describe()})
 
     page = _page(api_key is not None, max_upload_mb)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from kotae import Filter, Kotae
+from kotae.facade import Filter, Kotae
 from kotae.server.worker import IndexWorker
 
 # `Kotae.ask_stream`, or anything with its signature and event contract:

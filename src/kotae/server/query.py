@@ -10,8 +10,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
-from kotae import SearchResult
 from kotae.errors import KotaeError
+from kotae.facade import SearchResult
 from kotae.server.context import Context
 from kotae.server.errors import ErrorOut, status_of
 from kotae.server.schemas import AnswerOut, QueryIn

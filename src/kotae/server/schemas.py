@@ -1,11 +1,11 @@
 """Request and response bodies, as the OpenAPI schema at /docs describes them."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kotae import Filter
+from kotae.facade import Filter
 
 Mode = Literal["dense", "keyword", "hybrid", "hybrid+rerank"]  # kotae.search.MODES
 Status = Literal["queued", "indexing", "indexed", "failed"]
@@ -94,3 +94,4 @@ class HealthOut(BaseModel):
     documents: int
     indexing: bool
     index_version: str
+    calibration: dict[str, Any] = {}  # how the gate's thresholds were chosen, with a one-line "summary"

@@ -10,8 +10,8 @@ import unicodedata
 
 from fastapi import UploadFile
 
-from kotae import file_kind
 from kotae.errors import DocumentError, UnsupportedType
+from kotae.facade import file_kind
 from kotae.server.errors import ApiError
 
 _RESERVED = re.compile(r'[<>:"|?*]')

@@ -13,8 +13,8 @@ import queue
 import threading
 from dataclasses import dataclass, field
 
-from kotae import Kotae
 from kotae.errors import NotFound
+from kotae.facade import Kotae
 
 log = logging.getLogger("kotae.server")
 

@@ -45,8 +45,17 @@ function fmt(x) { return x === null || x === undefined ? "—" : Number(x).toFix
 // --- documents --------------------------------------------------------------------------------
 let pollTimer = null;
 
+async function refreshCalibration() {
+  try {
+    const h = await api("/health");
+    $("#calibration").textContent = h.calibration && h.calibration.summary
+      ? `判定の較正 / refusal gate: ${h.calibration.summary}` : "";
+  } catch (e) { /* the documents list shows the error */ }
+}
+
 async function refreshDocs() {
   clearTimeout(pollTimer);
+  refreshCalibration();
   let docs;
   try {
     docs = await api("/documents");
@@ -175,7 +184,7 @@ function renderFinal(a) {
     $("#answer").innerHTML = "";
     $("#nf-query").textContent = state.question;
     $("#nf-settings").textContent = state.settings;
-    $("#nf-reason").textContent = (state.gate && state.gate.reason)
+    $("#nf-reason").textContent = (state.gate && (state.gate.explanation || state.gate.reason))
       || a.notices.find((n) => n.startsWith("not found")) || "";
   }
   $("#sources").innerHTML = a.sources.map((s) => `
