@@ -146,7 +146,7 @@ def main() -> int:
         gold = qrels(path) if folder == "jsquad-valid" else {}
         queries = jsonl(os.path.join(path, "queries.jsonl"))
 
-        def para(q: dict) -> str | None:
+        def para(q: dict, gold: dict[str, str] = gold) -> str | None:
             return q.get("metadata", {}).get("gold_passage") or gold.get(q["_id"])
 
         possible = [q for q in queries if not q.get("metadata", {}).get("is_impossible")]
@@ -157,8 +157,8 @@ def main() -> int:
                   "other articles' questions (off-topic)": (False, step(outside)),
                   f"{other} questions (off-topic)": (False, probe[other])}
         if folder == "squad2-dev-half":
-            unans = {r.split("\t")[0]: r.split("\t")[1] for r in open(os.path.join(path, "unanswerable.tsv"),
-                                                                         encoding="utf-8").read().splitlines()[1:]}
+            with open(os.path.join(path, "unanswerable.tsv"), encoding="utf-8") as f:
+                unans = dict(r.split("\t")[:2] for r in f.read().splitlines()[1:])
             impossible = [q["text"] for q in queries if q["_id"] in unans and unans[q["_id"]] in a]
             groups["SQuAD 2.0 unanswerable on indexed paragraphs"] = (False, step(impossible))
         with open_index(name) as k:
@@ -169,8 +169,8 @@ def main() -> int:
     lines = []
     for corpus, r in results.items():
         c = r["calibration"] or {}
-        lines += [f"### {corpus}: {r['chunks']} chunks; self-calibration {r['calibration_seconds']} s "
-                  f"(margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')})", "",
+        lines += [(f"### {corpus}: {r['chunks']} chunks; self-calibration {r['calibration_seconds']} s "
+                   f"(margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')})"), "",
                   "| questions | n | kind | refused, default gate | refused, self-calibrated |", "|---|---|---|---|---|"]
         for g, row in r["groups"].items():
             kind = "answerable: refusing is wrong" if row["answerable"] else "refusing is right"

@@ -214,7 +214,9 @@ def test_contextual_prefix_indexes_the_heading_path(docs, store, fake_embedder):
     assert not chunk.text.startswith("rules")  # the displayed text is unchanged
 
 
-def test_cli_filters_type_and_tag(docs, tmp_path, capsys):
+def test_cli_filters_type_and_tag(docs, tmp_path, capsys, monkeypatch):
+    for var in ("KOTAE_SEARCH_GATE_MIN_MARGIN", "KOTAE_SEARCH_GATE_MIN_COVERAGE"):
+        monkeypatch.setenv(var, "0")  # these filters are the subject, not the gate: explicit thresholds win
     idx = str(tmp_path / "f-idx")
     assert main(["--index", idx, "--model", "fake", "index", "--tag", "hr", str(docs / "rules.md")]) == 0
     assert main(["--index", idx, "--model", "fake", "index", str(docs / "codes.csv")]) == 0

@@ -122,7 +122,8 @@ class Kotae:
                 s = self.settings.search
                 if self._reranker is None and (s.reranker or s.mode == "hybrid+rerank"):
                     self._reranker = load_reranker(s.reranker)
-                self._searcher = Searcher(self.store, self.embedder, s, reranker=self._reranker)
+                self._searcher = Searcher(self.store, self.embedder, s, reranker=self._reranker,
+                                          fixed_gate=self.settings.explicit("search.gate"))
             return self._searcher
 
     # --- documents ------------------------------------------------------------------------------

@@ -80,13 +80,24 @@ def _drop_title_lines(sentence: str) -> str:
         sentence = sentence[m.end():]
 
 
+# a counter after the number means the number is part of the sentence (「2 名以上」), not a clause number
+_COUNTERS = "名人日年月回件時分秒円社個週歳割倍%％か箇ヶカ枚台部冊号条項"
+_CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}[ \u3000]+(?=[{_CJK}])(?![{_COUNTERS}])")
+
+
+def _clause_number(sentence: str) -> str:
+    """Drop a Japanese clause number that opens a sentence (「2 前項の…」 → 「前項の…」): in an answer it reads as
+    a stray digit."""
+    return _CLAUSE_NUMBER.sub("", sentence)
+
+
 def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
                limit_per_passage: int = 12) -> list[Candidate]:
     """Sentences of each passage; heading lines and fragments left out."""
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
-        sents = [(a, tidy(_drop_title_lines(text[a:b]))) for a, b in split_sentences(text)]
+        sents = [(a, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in split_sentences(text)]
         sents = [(a, t) for a, t in sents
                  if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
         out += [Candidate(t, i, a) for a, t in sents[:limit_per_passage]]
@@ -106,10 +117,36 @@ def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequen
 
 def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
          keep_ratio: float = 0.97) -> list[Candidate]:
-    """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order."""
+    """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order; a sentence that
+    introduces a list (次の…/以下の…/as follows/:) comes with its items."""
     if not len(cands):
         return []
     order = np.argsort(-scores, kind="stable")
     best = scores[order[0]]
     chosen = [cands[i] for i in order[:max_sentences] if scores[i] >= best * keep_ratio]
-    return sorted(chosen, key=lambda c: (c.source, c.start))
+    return with_items(sorted(chosen, key=lambda c: (c.source, c.start)), cands)
+
+
+# A sentence that announces what follows, and the lines that are its items.
+LEAD_IN = re.compile(r"(次の|以下の|下記の?|左記の?|次に掲げる|as follows|the following)|[:：]\s*$", re.IGNORECASE)
+ITEM = re.compile(r"^\s*(?:[（(]\s*(?:[0-9０-９]{1,2}|[a-zA-Zア-ン一二三四五六七八九十]{1,2})\s*[）)]|[0-9０-９]{1,2}[.)．）]\s"
+                  r"|[①-⑳]|[・•●○■□◆◇▪‐\-–*]\s?)")
+MAX_ITEMS = 8
+
+
+def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[Candidate]:
+    """`chosen` with, after each lead-in sentence, the item sentences that follow it in its passage."""
+    out: list[Candidate] = []
+    for c in chosen:
+        if c in out:
+            continue
+        out.append(c)
+        if not LEAD_IN.search(c.text):
+            continue
+        after = sorted((x for x in cands if x.source == c.source and x.start > c.start), key=lambda x: x.start)
+        for x in after[:MAX_ITEMS]:
+            if not ITEM.match(x.text):
+                break
+            if x not in out:
+                out.append(x)
+    return out

@@ -81,6 +81,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"indexed {len(report.indexed)} file(s) ({chunks} chunks), {len(report.skipped)} unchanged, "
               f"{len(report.failed)} failed" + (f", {len(missing)} path(s) not found" if missing else "")
               + f" → {k.location}")
+        print(k.calibration().describe())
     for p in missing:
         print(f"error: {p}: no such file or folder", file=sys.stderr)
     return 1 if report.failed or missing else 0

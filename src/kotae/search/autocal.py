@@ -31,7 +31,7 @@ REFIT_GROWTH = 0.25  # refit when the chunk count moved by 25 % since the last f
 # them. Both were chosen on the "fit" half of the golden sets (bench/refusal.py), never the held-out half.
 SPAN = 0.3
 NOISE = 0.3
-MIN_SPAN_CHARS = 8
+MIN_SPAN_CHARS = 12
 META = "gate_calibration"
 
 
@@ -86,7 +86,7 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
     for i in order:
         text = texts[i]
         sentences = [" ".join(text[a:b].split()) for a, b in split_sentences(text)]
-        sentences = [s for s in sentences if len(s) >= 2 * MIN_SPAN_CHARS]
+        sentences = [s for s in sentences if len(s) >= MIN_SPAN_CHARS / SPAN]
         if not sentences:
             continue
         s = rng.choice(sentences)

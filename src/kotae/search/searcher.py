@@ -38,11 +38,12 @@ class Searcher:
     """Searches one store with one embedder and an optional reranker; the dense matrix follows the store."""
 
     def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None, *, fixed_gate: bool = False) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings or SearchSettings()
         self.reranker = reranker
+        self.fixed_gate = fixed_gate  # the settings' thresholds win over the index's calibration
         self._dense: DenseIndex | None = None
         self._generation = -1
 
@@ -55,8 +56,9 @@ class Searcher:
         return self._dense
 
     def gate_settings(self) -> GateSettings:
-        """Thresholds calibrated for this index (`kotae calibrate`), else the settings' defaults."""
-        stored = self.store.meta("gate")
+        """The thresholds calibrated for this index (by itself or `kotae calibrate`), else the settings'; the
+        settings' when they were set explicitly (`fixed_gate`)."""
+        stored = None if self.fixed_gate else self.store.meta("gate")
         return GateSettings(**json.loads(stored)) if stored else self.settings.gate
 
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,

@@ -1,0 +1,109 @@
+"""The gate calibrates itself (bundled negatives, pseudo-questions from the index) and refuses in plain words."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import ROOT, FakeEmbedder
+from kotae import Kotae
+from kotae.cli import main
+from kotae.search import autocal
+from kotae.search.analyze import words
+from kotae.search.gate import absent_terms, explain
+from kotae.store import open_store
+
+RULES = os.path.join(ROOT, "samples", "docs")
+
+
+def test_the_bundled_negatives_are_many_varied_and_bilingual():
+    qs = autocal.negatives()
+    ja = [q for q in qs if any("\u3040" <= ch <= "\u30ff" for ch in q)]
+    assert len(qs) == len(set(qs)) >= 600 and len(ja) >= 300 and len(qs) - len(ja) >= 300
+    kinds = set()
+    for name in ("ja.jsonl", "en.jsonl"):
+        with open(os.path.join(ROOT, "src", "kotae", "data", "negatives", name), encoding="utf-8") as f:
+            kinds |= {json.loads(line)["kind"] for line in f}
+    assert kinds == {"fact", "howto", "opinion", "other-company", "near-domain"}
+
+
+def test_pseudo_questions_take_part_of_a_sentence_and_are_deterministic():
+    texts = ["賃金は、毎月末日に締め切り、翌月25日に従業員の指定する銀行口座への振込みにより支払うものとする。",
+             "Employees may work from home up to two days per week with the approval of their manager."]
+    a = autocal.pseudo_questions(texts, seed=3)
+    assert a == autocal.pseudo_questions(texts, seed=3) and len(a) == 2
+    english = next(q for q in a if q.isascii())
+    assert 3 <= len(english.split()) < len(texts[1].split())
+    japanese = next(q for q in a if not q.isascii())
+    assert 12 <= len(japanese) < 30 and japanese in texts[0]  # no noise given: a plain span
+    noisy = autocal.pseudo_questions(texts, seed=3, noise=["What is the capital of Australia?"])
+    assert len(noisy) == 2 and noisy != a
+
+
+def test_refits_when_the_corpus_grew_by_a_quarter_never_over_the_user_s_own():
+    fitted = autocal.CalibrationState("auto", chunks=100)
+    assert autocal.needs_fit(autocal.CalibrationState("default"), 10)
+    assert not autocal.needs_fit(autocal.CalibrationState("default"), 0)
+    assert not autocal.needs_fit(fitted, 120) and autocal.needs_fit(fitted, 130) and autocal.needs_fit(fitted, 70)
+    assert not autocal.needs_fit(autocal.CalibrationState("user", chunks=100), 1000)
+
+
+def test_fit_refuses_negatives_within_the_false_refusal_budget():
+    positive = [(0.10 + i / 1000, 0.6) for i in range(40)]
+    negative = [(0.03 + i / 2000, 0.1) for i in range(40)]
+    settings, state = autocal.fit(positive, negative, chunks=50)
+    assert state.source == "auto" and state.chunks == 50 and (state.positives, state.negatives) == (40, 40)
+    assert state.refused_negatives == 1.0 and state.refused_positives <= 0.05
+    assert max(m for m, _ in negative) < settings.min_margin <= min(m for m, _ in positive)
+
+
+def test_absent_terms_name_the_words_the_documents_never_contain():
+    df = {"年": 3, "国": 2}
+    assert absent_terms(words("2018年のFIFAワールドカップで優勝した国は？"), df) == \
+        ["ワールドカップ", "2018", "FIFA", "優勝"]
+    assert absent_terms(words("量子コンピュータの原理を説明してください"), {}) == ["量子コンピュータ", "原理"]
+    assert absent_terms(words("Who won the 2018 FIFA World Cup?"), {"won": 1}) == ["2018 FIFA World Cup"]
+    assert absent_terms(words("社員食堂の営業時間は？"), {"社員": 1, "食堂": 1, "営業": 1, "時間": 4}) == []
+
+
+def test_explanations_are_plain_words_in_the_question_s_language():
+    assert explain(["ワールドカップ", "FIFA"], 0.0, "ja") == "資料には「ワールドカップ」「FIFA」についての記載がありません"
+    assert explain(["FIFA"], 0.0, "en") == 'The documents never mention "FIFA".'
+    assert explain([], 0.25, "en") == ("No passage of the documents answers this (the closest one holds only 25% "
+                                       "of the question's words).")
+    assert "25%" in explain([], 0.25, "ja")
+
+
+def test_an_index_calibrates_itself_and_says_so(tmp_path, capsys):
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        assert k.calibration().source == "default"
+        k.index([RULES])
+        state = k.calibration()
+        assert state.source == "auto" and state.chunks == sum(d.chunks for d in k.documents())
+        assert state.negatives == len(autocal.negatives()) and state.positives > 50
+        gate = k.searcher.gate_settings()
+        assert (gate.min_margin, gate.min_coverage) == pytest.approx((state.min_margin, state.min_coverage))
+        assert k.self_calibrate() is None  # unchanged corpus: no refit
+        answer = k.ask("Who won the 2018 FIFA World Cup?")
+        assert answer.calibration["source"] == "auto" and "self-calibrated" in answer.calibration["summary"]
+        if not answer.found_in_docs:
+            assert answer.notices[-1].startswith('not found in the documents: The documents never mention "2018 FIFA')
+        k.calibrate([("年次有給休暇は何日付与されますか", True), ("火星の首都はどこですか", False)])
+        assert k.calibration().source == "user"
+        k.index([os.path.join(ROOT, "samples", "make_samples.py")])  # grows the corpus: the user's fit stays
+        assert k.calibration().source == "user"
+    assert main(["--index", str(tmp_path / "idx"), "--model", "fake", "list"]) == 0
+    assert "gate calibrated on your labelled questions" in capsys.readouterr().out
+
+
+def test_explicit_gate_settings_win_over_the_index_s_calibration(tmp_path):
+    from kotae import load_settings
+
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([RULES])
+        assert k.calibration().source == "auto"
+    settings = load_settings({"embed.model": "fake"}, {"KOTAE_SEARCH_GATE_MIN_MARGIN": "0.5"})
+    with Kotae.open(str(tmp_path / "idx"), settings=settings) as k:
+        gate = k.searcher.gate_settings()
+        assert (gate.min_margin, gate.min_coverage) == (0.5, 0.35)

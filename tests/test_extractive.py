@@ -1,0 +1,36 @@
+"""Extractive answers contain the answer: a lead-in sentence comes with its items; clause numbers are cleaned."""
+from __future__ import annotations
+
+import numpy as np
+
+from kotae.answer.extractive import candidates, pick
+
+RATES = ("第37条（割増賃金）時間外労働、休日労働及び深夜労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
+         "（1）法定労働時間を超える時間外労働 25%（1か月60時間を超える部分は50%）\n"
+         "（2）法定休日の労働 35%\n"
+         "（3）深夜労働（午後10時から午前5時まで） 25%\n"
+         "2 前項の割増賃金の計算の基礎となる賃金は、基本給とする。")
+STEPS = ("To request remote work, do as follows:\n- Ask your manager by e-mail.\n- Fill in form RW-1.\n"
+         "Approval takes two days.")
+
+
+def test_a_lead_in_sentence_brings_its_items():
+    cands = candidates([RATES])
+    best_first = np.array([1.0, 0.4, 0.2, 0.1, 0.3])
+    texts = [c.text for c in pick(cands, best_first)]
+    assert texts == [cands[0].text, "（1）法定労働時間を超える時間外労働 25%（1か月60時間を超える部分は50%）",
+                     "（2）法定休日の労働 35%", "（3）深夜労働（午後10時から午前5時まで） 25%"]
+    steps = candidates([STEPS])
+    assert [c.text for c in pick(steps, np.array([1.0, 0.1, 0.1, 0.5]))] == [
+        "To request remote work, do as follows:", "- Ask your manager by e-mail.", "- Fill in form RW-1."]
+
+
+def test_items_are_not_added_to_a_sentence_that_announces_nothing():
+    cands = candidates([RATES])
+    scores = np.array([0.1, 1.0, 0.2, 0.1, 0.3])
+    assert [c.text for c in pick(cands, scores)] == ["（1）法定労働時間を超える時間外労働 25%（1か月60時間を超える部分は50%）"]
+
+
+def test_a_clause_number_is_not_left_in_front_of_a_sentence():
+    assert candidates([RATES])[-1].text == "前項の割増賃金の計算の基礎となる賃金は、基本給とする。"
+    assert candidates(["2 名以上の承認が必要です。"])[0].text == "2 名以上の承認が必要です。"  # a count, kept
