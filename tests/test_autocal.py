@@ -107,3 +107,12 @@ def test_explicit_gate_settings_win_over_the_index_s_calibration(tmp_path):
     with Kotae.open(str(tmp_path / "idx"), settings=settings) as k:
         gate = k.searcher.gate_settings()
         assert (gate.min_margin, gate.min_coverage) == (0.5, 0.35)
+
+
+def test_an_index_calibrated_by_an_older_kotae_keeps_the_user_s_thresholds(tmp_path):
+    store = open_store(str(tmp_path / "idx"))
+    store.set_meta("gate", json.dumps({"min_margin": 0.07, "min_coverage": 0.2}))  # `kotae calibrate`, before
+    with Kotae(store, FakeEmbedder()) as k:
+        assert k.calibration().source == "user"
+        k.index([RULES])
+        assert k.calibration().source == "user" and k.searcher.gate_settings().min_margin == 0.07

@@ -226,7 +226,10 @@ class Kotae:
 
     def calibration(self) -> autocal.CalibrationState:
         """How this index's gate thresholds were chosen (self-calibrated, by you, or still the defaults)."""
-        return autocal.state(self.store.meta(autocal.META))
+        recorded = self.store.meta(autocal.META)
+        if not recorded and self.store.meta("gate"):  # fitted by `kotae calibrate` before kotae recorded how
+            return autocal.CalibrationState("user")
+        return autocal.state(recorded)
 
     def self_calibrate(self, *, force: bool = False) -> autocal.CalibrationState | None:
         """Fit the gate on questions made from the index's own chunks against the bundled off-topic questions,

@@ -58,7 +58,7 @@ class CalibrationState:
         if self.source == "default":
             return "gate not calibrated yet (default thresholds)"
         if self.source == "user":
-            return f"gate calibrated on your labelled questions ({self.fitted_at})"
+            return "gate calibrated on your labelled questions" + (f" ({self.fitted_at})" if self.fitted_at else "")
         return (f"gate self-calibrated at {self.chunks} chunks: refuses {self.refused_negatives:.0%} of "
                 f"{self.negatives} off-topic test questions, {self.refused_positives:.0%} of {self.positives} "
                 f"questions made from the documents")
