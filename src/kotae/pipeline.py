@@ -99,8 +99,8 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
     """Index files and folders; each file succeeds or fails alone, each in one transaction.
 
     `names` gives explicit files their display (and cited) name; otherwise a file's name is its path relative
-    to the folder it was found in, or its base name. Chunks of consecutive small files are embedded together (up to EMBED_BATCH), so a folder of short notes
-    is embedded as efficiently as one long document. Files are read on this thread: reading ahead on a second
+    to the folder it was found in, or its base name. Chunks of consecutive small files are embedded together
+    (up to EMBED_BATCH), so a folder of short notes is embedded as efficiently as one long document. Files are read on this thread: reading ahead on a second
     one was tried and was no faster on 2 cores (the engine already uses every core; tokenising holds the GIL).
     """
     store.bind_model(embedder.model_id)

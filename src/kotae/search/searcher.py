@@ -64,8 +64,8 @@ class Searcher:
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
                flt: Filter | None = None, expansion: str | np.ndarray | None = None,
                vector: np.ndarray | None = None) -> SearchResult:
-        """Search (`vector`: the query's embedding when the caller already has it); `expansion` (e.g. a HyDE passage) is embedded as a passage and added to the query vector
-        for the dense ranking only (a vector is added as given: pseudo-relevance feedback); the hits'
+        """Search (`vector`: the query's embedding, when the caller already has it). `expansion` (e.g. a HyDE
+        passage) is embedded as a passage and added to the query vector for the dense ranking only (a vector is added as given: pseudo-relevance feedback); the hits'
         `similarity` is then to that combined vector. The gate's similarity and margin, and the keyword
         search, always see the question as asked."""
         s = self.settings
