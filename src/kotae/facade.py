@@ -206,7 +206,8 @@ class Kotae:
                    filters: Filter | None = None, llm: LLM | None = _UNSET) -> Iterator[tuple[str, object]]:
         """The answer as events: ("retrieval", SearchResult) once, ("token", str) pieces, ("answer", Answer)."""
         model = self.llm if llm is _UNSET else llm
-        calibration = {**self.calibration().to_dict(), "summary": self.calibration().describe()}
+        state = self.calibration()
+        calibration = {**state.to_dict(), "summary": state.describe()}
         for kind, payload in ask_stream(question, self.searcher, mode=mode, top_k=top_k, flt=filters, llm=model):
             yield kind, replace(payload, calibration=calibration) if isinstance(payload, Answer) else payload
 

@@ -274,8 +274,9 @@ def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) 
 
 
 def embed_cached(texts: list[str], hashes: list[str], store: Store, embedder: Embedder,
-                  progress: Progress | None) -> np.ndarray:
-    cached = store.cached_vectors(hashes)
+                 progress: Progress | None, cached: dict[str, np.ndarray] | None = None) -> np.ndarray:
+    """The vectors of `texts`: from the store's cache by text hash (or `cached`, already looked up), else embedded."""
+    cached = store.cached_vectors(hashes) if cached is None else cached
     todo = sorted({h: i for i, h in enumerate(hashes) if h not in cached}.values())
     if progress and len(texts) > len(todo):
         progress("embedded", len(texts) - len(todo))

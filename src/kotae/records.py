@@ -74,8 +74,9 @@ def index_records(records: Sequence[Record], collection: str, store: Store, embe
             progress("chunks", len(chunks))
         texts = [embed_text(c) for c in chunks]  # no contextual prefix: the title is in the text
         hashes = [text_hash(embedder.model_id, t) for t in texts]
-        fresh = len(set(hashes) - set(store.cached_vectors(hashes)))
-        vectors = embed_cached(texts, hashes, store, embedder, progress)
+        cached = store.cached_vectors(hashes)
+        fresh = len(set(hashes) - set(cached))
+        vectors = embed_cached(texts, hashes, store, embedder, progress, cached)
         embedded += fresh
         langs = [c.lang for c in chunks]
         info = DocumentInfo(id=doc_id, path=path, file=f"{collection} {n * batch}–{n * batch + len(part) - 1}",
