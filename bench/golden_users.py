@@ -55,7 +55,7 @@ def evaluate(path: str, searcher: Kotae) -> dict[str, Any]:
     items = [it for it in load_golden(os.path.join(ROOT, path)) if it.answerable]
     split = splits_of(os.path.join(ROOT, path))
     lang = {it.id: ("ja" if it.id.startswith(("uja", "rja")) else "en") for it in items}
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"per_question": {}}
     for mode in MODES:
         either = run_golden(items, searcher, mode=mode, answers=False).per_question
         phrase = run_golden(items, searcher, mode=mode, answers=False, rule="phrase").per_question
@@ -65,7 +65,14 @@ def evaluate(path: str, searcher: Kotae) -> dict[str, Any]:
             for g in ("all", s, e["category"], f"{e['category']}/{s}", f"lang:{lang[e['id']]}/{s}"):
                 groups[g].append((e, p))
         result[mode] = {g: score([e for e, _ in rs], [p for _, p in rs]) for g, rs in sorted(groups.items())}
+        for e, p in zip(either, phrase, strict=True):  # rank of the first hit (None: not in the top 10)
+            row = result["per_question"].setdefault(e["id"], {"category": e["category"], "split": split[e["id"]]})
+            row[mode] = {"rank": _rank(e), "rank_phrase": _rank(p), "top1": (e["retrieved"] or [None])[0]}
     return result
+
+
+def _rank(row: dict[str, Any]) -> int | None:
+    return round(1 / row["mrr@10"]) if row["mrr@10"] else None
 
 
 def real_files(path: str) -> list[str]:
