@@ -175,6 +175,10 @@ class Answer:
     also_retrieved: tuple[Source, ...] = ()  # retrieved but not cited (LLM answers)
     citations: dict[str, int] = field(default_factory=dict)  # valid, invalid, unsupported, weak, attached
     calibration: dict[str, Any] = field(default_factory=dict)  # how the index's gate was fitted (Kotae.ask)
+    # "complete"; "partial" (a part of the question is not in the documents), "blank" (the documents leave the
+    # asked value blank: a form template) or "none" (refused); `missing` names what the documents lack
+    completeness: str = "complete"
+    missing: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -189,6 +193,8 @@ class Answer:
             "also_retrieved": [s.to_dict() for s in self.also_retrieved],
             "citations": dict(self.citations),
             "calibration": dict(self.calibration),
+            "completeness": self.completeness,
+            "missing": list(self.missing),
         }
 
 

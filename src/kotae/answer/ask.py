@@ -9,11 +9,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
-from kotae.answer import extractive
+from kotae.answer import checks, complete, extractive
 from kotae.answer.llm import LLM, LLMError
 from kotae.answer.prompt import dont_know, hyde_messages
 from kotae.embed.base import Embedder
-from kotae.search.analyze import analyze
+from kotae.chunking import detect_lang
+from kotae.search.analyze import analyze, words
+from kotae.search.gate import ASKING, absent_terms
 from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter
 from kotae.types import Answer, Hit, Source
@@ -66,7 +68,8 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
         text = dont_know(question)
         yield "token", text
         yield "answer", Answer(question, text, False, "extractive", (), timings, version,
-                               notices=(*result.notices, f"not found in the documents: {_why(result)}"))
+                               notices=(*result.notices, f"not found in the documents: {_why(result)}"),
+                               completeness="none")
         return
     notices = result.notices
     if llm is not None:
@@ -106,34 +109,53 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
                        timings: dict[str, float | None], version: str,
                        notices: tuple[str, ...]) -> Iterator[Event]:
     t1 = time.perf_counter()
-    sentences = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
-    cited = sorted({c.source for c in sentences})
-    number = {src: n for n, src in enumerate(cited, 1)}
+    composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
+    cited = list(dict.fromkeys([c.source for c in composed.sentences]
+                               + [src for _, src in composed.notes if src is not None]))
+    number = {src: n for n, src in enumerate(sorted(cited), 1)}
     rest = [i for i in range(len(result.hits)) if i not in number]
     for i in rest:  # sources not cited follow, numbered after the cited ones
         number[i] = len(number) + 1
-    pieces = [f"{c.text}[{number[c.source]}]" for c in sentences]
+    pieces = [f"{c.text}[{number[c.source]}]" for c in composed.sentences]
+    pieces += [note + (f"[{number[src]}]" if src is not None else "") for note, src in composed.notes]
     for i, piece in enumerate(pieces):
         yield "token", (" " if i else "") + piece
     sources = sorted((Source(number[i], h, extractive.excerpt(h.chunk.text)) for i, h in enumerate(result.hits)),
                      key=lambda s: s.n)
     timings["generate"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
-    counts = {"sentences": len(sentences), "valid": len(sentences), "invalid": 0, "unsupported": 0, "weak": 0,
+    n = len(composed.sentences)
+    counts = {"sentences": n, "valid": n, "invalid": 0, "unsupported": 0, "weak": 0,
               "attached": 0, "pruned": 0}  # extractive sentences are the passages' own words
+    if composed.completeness != "complete":
+        notices = (*notices, f"{composed.completeness} answer: the documents lack {'; '.join(composed.missing)}")
     yield "answer", Answer(question, " ".join(pieces), True, "extractive", tuple(sources), timings, version,
-                           notices, citations=counts)
+                           notices, citations=counts, completeness=composed.completeness,
+                           missing=composed.missing)
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
-             searcher: Searcher, passages: int = 3) -> list[extractive.Candidate]:
+             searcher: Searcher, passages: int = 3) -> complete.Composed:
+    """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
     top = hits[:passages]
     cands = extractive.candidates([h.chunk.text for h in top], [h.chunk.heading for h in top])
     if not cands:
-        return [extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)]
+        only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
+        return complete.Composed((only,), (), "complete", ())
     vecs = embedder.passages([c.text for c in cands])
-    qtokens = analyze(question)
-    df, n = searcher.store.document_frequencies(list(dict.fromkeys(qtokens)))
-    scores = extractive.score(qvec, vecs, qtokens, [analyze(c.text) for c in cands],
-                              [c.source for c in cands], df, n)
-    return extractive.pick(cands, scores)
+    asked = checks.parts(question)
+    part_vecs = [qvec] if len(asked) == 1 else list(embedder.queries(asked))
+    part_tokens = [analyze(p) for p in asked]
+    part_words = [words(p) for p in asked]
+    terms = [t for toks in part_tokens for t in toks] + [t for ws in part_words for _, ts in ws for t in ts]
+    df, n = searcher.store.document_frequencies(list(dict.fromkeys(terms)))
+    cand_tokens = [analyze(c.text) for c in cands]
+    sources = [c.source for c in cands]
+    out = []
+    for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
+        scores = extractive.score(vec, vecs, toks, cand_tokens, sources, df, n)
+        content = {t for _, ts in ws for t in ts if t not in ASKING}
+        share = sum(df.get(t, 0) == 0 for t in content) / len(content) if content else 0.0
+        out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
+                                        absent=absent_terms(ws, df), absent_share=share))
+    return complete.compose(out, detect_lang(question))

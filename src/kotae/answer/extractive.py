@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,15 +116,16 @@ def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequen
 
 
 def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
-         keep_ratio: float = 0.97) -> list[Candidate]:
-    """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order; a sentence that
-    introduces a list (次の…/以下の…/as follows/:) comes with its items."""
+         keep_ratio: float = 0.97, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
+    """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order (those for which
+    `first` holds, e.g. the ones holding the asked amount, before the others); a sentence that introduces a
+    list (次の…/以下の…/as follows/:) comes with its items."""
     if not len(cands):
         return []
     order = np.argsort(-scores, kind="stable")
     best = scores[order[0]]
     chosen = [cands[i] for i in order[:max_sentences] if scores[i] >= best * keep_ratio]
-    return with_items(sorted(chosen, key=lambda c: (c.source, c.start)), cands)
+    return with_items(sorted(chosen, key=lambda c: (first is not None and not first(c), c.source, c.start)), cands)
 
 
 # A sentence that announces what follows, and the lines that are its items.

@@ -119,7 +119,8 @@ def calibrate(samples: Sequence[tuple[bool, float, float]],
 
 # Words that ask rather than name what is asked about (教えてください, explain): never "absent from the documents".
 ASKING = frozenset({"下さる", "頂く", "いただく", "教える", "説明", "知る", "思う", "欲しい", "言う", "explain",
-                    "tell", "describ", "know", "pleas", "list", "give", "show"})
+                    "tell", "describ", "know", "pleas", "list", "give", "show", "much", "mani", "often", "long",
+                    "far", "全部", "全て", "すべて", "挙げる", "一覧"})
 
 
 def absent_terms(question_words: Sequence[tuple[str, Sequence[str]]], df: Mapping[str, int],

@@ -1,0 +1,157 @@
+"""Answer checks, pure text functions: what a question asks for and whether a sentence holds it.
+
+- `parts`: a question that asks two things (「何時から？今週のメニューも知りたい」, "…, and how much is it for …?")
+  is split into its parts, so each part is answered, or named as missing, on its own.
+- `asked_type`: the kind of expression a part asks for (money いくら/how much, percent 何%/what percentage,
+  time 何時/what time, number 何人/何日間/how many/how long, date いつ/when); `holds` tells whether a
+  sentence contains one. A part whose evidence holds no such expression is not answered by it.
+- `blank_field`: a line of a form template whose value is left blank (「支給額：月額　　　　円」,
+  "Asset tag no.: ________"): such a line is never an answer; it is reported as a blank value.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["TYPES", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts"]
+
+_DIGIT = r"[0-9０-９]"
+_KANJI_NUM = r"[一二三四五六七八九十百千万半両毎]"
+_EN_NUM = r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|half|once|twice|dozen)\b"
+_MONTHS = (r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
+           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+
+# kind → (what a question that asks for it looks like, what an expression of it looks like); the first
+# matching kind wins, so the more specific come first.
+TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "percent": (
+        re.compile(r"何\s*(?:%|％|パーセント|割)|割合|(?:率|レート)(?:は|って|を|が|について)|何分の|"
+                   r"\bwhat (?:percent|percentage|share|fraction|rate)\b|\bpercentage\b|\bhow high is the \w*\s*rate\b",
+                   re.IGNORECASE),
+        re.compile(rf"{_DIGIT}(?:[.,．]{_DIGIT})?\s*(?:%|％|パーセント|割|分の|percent\b)|{_KANJI_NUM}+割|"
+                   r"\bper ?cent\b|倍", re.IGNORECASE)),
+    "money": (
+        re.compile(r"いくら|幾ら|何\s*円|金額|値段|料金|費用|\bhow much\b(?! (?:time|notice|leave|longer|earlier))|"
+                   r"\bcost\b|\bprice\b|\bfee\b|\bdeposit\b|\bamount\b", re.IGNORECASE),
+        re.compile(rf"{_DIGIT}[0-9０-９,，.]*\s*(?:万|千)?\s*円|[¥￥$＄]\s?{_DIGIT}|\bJPY\b|\bUSD\b|\byen\b|"
+                   rf"{_DIGIT}\s*(?:dollars?|ドル)|無料|無償|実費|全額|\bfree\b|\bno charge\b|\bat cost\b|"
+                   rf"{_KANJI_NUM}+円", re.IGNORECASE)),
+    "time": (
+        re.compile(r"何\s*時(?!間)|何時から|何時まで|\bwhat time\b|\bopening hours\b|\bwhat hours\b", re.IGNORECASE),
+        re.compile(rf"{_DIGIT}{{1,2}}\s*時|{_DIGIT}{{1,2}}[:：]{_DIGIT}{{2}}|午前|午後|正午|深夜|"
+                   r"\bnoon\b|\bmidnight\b|\b[ap]\.?m\b\.?|o'clock", re.IGNORECASE)),
+    "number": (
+        re.compile(r"何\s*(?:人|名|回|日|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|分|週|社|台|号|度|倍)|"
+                   r"どのくらい|どれくらい|どれぐらい|どのぐらい|どれだけ|"
+                   r"\bhow (?:many|long|far|often|old|soon)\b|\bhow much (?:time|notice|leave)\b|"
+                   r"\bwhat is the (?:maximum|minimum|limit|number)\b", re.IGNORECASE),
+        re.compile(rf"{_DIGIT}|{_KANJI_NUM}+\s*(?:人|名|回|日|か月|ヶ月|年|件|個|枚|歳|時間|分|週|度|倍|つ)|"
+                   rf"{_EN_NUM}|\bevery (?:day|week|month|year)\b|\b(?:daily|weekly|monthly|annually|yearly)\b",
+                   re.IGNORECASE)),
+    "date": (
+        re.compile(r"いつ|何\s*月|何\s*曜|締め?切り?|期限|\bwhen\b|\bwhat (?:date|day)\b|\bwhich (?:day|date|month)\b|"
+                   r"\bdeadline\b|\bby what\b|\bhow far (?:ahead|in advance)\b", re.IGNORECASE),
+        re.compile(rf"{_DIGIT}\s*(?:月|日|年|週|営業日|か月|ヶ月)|{_KANJI_NUM}+\s*(?:月|日|年)|曜日?|毎月|毎年|毎週|"
+                   rf"翌|前日|当日|まで|以内|前に|後に|時点|とき|際|"
+                   rf"{_MONTHS}|\b(?:day|days|week|weeks|month|months|year|years|quarter|annual|annually|before|"
+                   rf"after|within|until|by the)\b|{_DIGIT}{{4}}", re.IGNORECASE)),
+}
+
+
+def asked_type(question: str) -> str | None:
+    """The kind of expression `question` asks for ("money", "percent", "time", "number", "date"), or None."""
+    q = unicodedata.normalize("NFKC", question)
+    for kind, (asks, _) in TYPES.items():
+        if asks.search(q):
+            return kind
+    return None
+
+
+# 何 + counter: the counter the answer's number must carry, with its equivalent spellings
+_COUNTER = re.compile(r"何\s*(人|名|回|か月分|ヶ月分|カ月分|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|週|社|台|倍)")
+_SAME = {"名": "人|名", "か月分": "[かヶカヵケ]月分", "ヶ月分": "[かヶカヵケ]月分", "カ月分": "[かヶカヵケ]月分",
+         "か月": "[かヶカヵケ]月", "ヶ月": "[かヶカヵケ]月", "カ月": "[かヶカヵケ]月", "ヵ月": "[かヶカヵケ]月",
+         "人": "人|名", "キロ": "キロ|km|ｋｍ", "km": "キロ|km|ｋｍ"}
+
+
+def asked_unit(question: str) -> str | None:
+    """The counter a Japanese number question asks for (何か月分 → "か月分", 何人 → "人"), or None."""
+    m = _COUNTER.search(unicodedata.normalize("NFKC", question))
+    return m.group(1) if m else None
+
+
+def holds(text: str, kind: str, unit: str | None = None) -> bool:
+    """Whether `text` contains an expression of `kind` (a number with its unit, a time, a date, …); with
+    `unit`, a number followed by that counter (or an equivalent spelling)."""
+    t = unicodedata.normalize("NFKC", text)
+    if unit is not None:
+        return bool(re.search(rf"(?:{_DIGIT}|{_KANJI_NUM})\s*(?:{_SAME.get(unit, re.escape(unit))})", t))
+    return bool(TYPES[kind][1].search(t))
+
+
+_LIST = re.compile(r"何が(?:ある|あり)|何を|どれ|どんな(?:もの|とき|場合)|どういう(?:もの|とき|場合)|全部|すべて|全て|それぞれ|"
+                   r"一覧|挙げ|\bwhich\b|\bwhat (?:kinds?|types?|sorts?)\b|\bwhat (?:are|do|does|goes)\b|\blist\b|"
+                   r"\ball (?:the )?\w+s\b|\beach\b", re.IGNORECASE)
+
+
+def asks_list(question: str) -> bool:
+    """Whether `question` asks for several things (何がある/全部/それぞれ, which/what kinds/list): a sentence that
+    introduces a list is then the better answer."""
+    return bool(_LIST.search(unicodedata.normalize("NFKC", question)))
+
+
+_JA_SPLIT = re.compile(r"(?<=[?？。!！])\s*|[、,]\s*(?=(?:あと|また|それと|それから|ついでに)[、,]?)")
+_EN_SPLIT = re.compile(r"(?<=[?!.])\s+|,?\s+(?:and|also|plus)\s+(?=(?:what|how|which|who|where|when|why|can|could|do|"
+                       r"does|did|is|are|will|should|may)\b)", re.IGNORECASE)
+_JA_LEAD = re.compile(r"^(?:あと|また|それと|それから|ついでに)[、,]?\s*")
+MIN_PART = 4
+MIN_ASKING_PART = 8  # a shorter part that asks for no kind of expression is an aside (「全部挙げて。」): kept with the one before
+
+
+def parts(question: str) -> list[str]:
+    """The question's parts: one unless it asks two things in two sentences or clauses (too-short pieces are
+    kept with their neighbour)."""
+    q = question.strip()
+    ja = bool(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", q))
+    pieces = [p.strip() for p in (_JA_SPLIT if ja else _EN_SPLIT).split(q) if p and p.strip()]
+    out: list[str] = []
+    for p in pieces:
+        p = _JA_LEAD.sub("", p) if ja else p
+        size = len(re.sub(r"\W", "", p))
+        if out and (size < MIN_PART or (size < MIN_ASKING_PART and asked_type(p) is None)):
+            out[-1] = f"{out[-1]} {p}" if not ja else out[-1] + p
+        elif len(re.sub(r"\W", "", p)) >= MIN_PART:
+            out.append(p)
+    return out or [q]
+
+
+# "label：value" on one line (a form field); the value is blank when nothing is left after removing units,
+# fill-in marks, brackets and check boxes.
+_FIELD = re.compile(r"^\s*(?:[-*・•●]\s*)?(?P<label>[^:：\n]{1,40}?)\s*[:：]\s*(?P<value>.*)$")
+_FILL = re.compile(r"[\s\u3000_＿\-‐ー―─/／.．…()（）\[\]［］「」□■☐☑✓〜~・,、]+")
+_UNITS = re.compile(r"(?:月分から|分から|月額|年額|日額|時給|万円|千円|から|まで|年|月|日|時|分|秒|円|km|ｋｍ|キロ|駅|人|名|回|"
+                    r"件|個|枚|号|階|%|％|\$|¥|￥|JPY|yen|days?|hours?|minutes?|weeks?|months?|years?|no\.?|from|to|"
+                    r"until|〜)", re.IGNORECASE)
+_EMPTY = re.compile(r"[_＿]{3,}|（[\s\u3000]*）|\([\s\u3000]*\)")
+_BOXES = re.compile(r"[□☐]")
+_CHECKED = re.compile(r"[☑☒■✓✔]")
+
+
+def blank_field(sentence: str) -> str | None:
+    """The field's label when `sentence` is a form field left blank (「支給額：月額　　　　円」 → "支給額",
+    "Asset tag no.: ________" → "Asset tag no."), else None. A line that ends in a colon (a lead-in) is not one."""
+    line = sentence.strip()
+    if "\n" in line:
+        return None
+    m = _FIELD.match(line)
+    if not m or not m.group("value").strip():
+        return None
+    value = m.group("value")
+    rest = _FILL.sub("", _UNITS.sub("", _FILL.sub(" ", value)))
+    if re.search(r"[0-9０-９]", rest):
+        return None
+    unchecked = bool(_BOXES.search(value)) and not _CHECKED.search(value)
+    if rest and not _EMPTY.search(value) and not unchecked:
+        return None
+    label = m.group("label").strip()
+    return label or None

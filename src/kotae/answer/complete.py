@@ -1,0 +1,141 @@
+"""Complete extractive answers: each part of the question answered, or named as what the documents lack.
+
+Pure: candidate sentences and their scores for each part come in (kotae.answer.ask embeds and scores them).
+A part is
+- "answered" by its best sentences; when it asks for a kind of expression (checks.asked_type: an amount, a
+  rate, a time, a number, a date) the sentences holding one come first, and one must be among them;
+- "blank" when what answers it is a form field left blank (「支給額：月額　　円」): reported as blank, never
+  as a value;
+- "missing" when no sentence holds what it asks for, or (for a second or later part) most of its words occur
+  nowhere in the documents.
+An answer is "complete" when every part is answered, "blank" when every part is blank, else "partial" with
+the missing parts named.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kotae.answer import checks
+from kotae.answer.extractive import LEAD_IN, Candidate, pick
+from kotae.search.analyze import analyze
+
+TYPE_BONUS = 0.05  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
+LIST_BONUS = 0.05  # for a question asking for several things, a sentence that introduces a list does
+ABSENT_SHARE = 0.5  # a later part whose words are mostly absent from the documents is missing
+
+__all__ = ["Composed", "Part", "answer_part", "compose"]
+
+
+@dataclass(frozen=True)
+class Part:
+    text: str
+    kind: str | None
+    status: str  # "answered" | "blank" | "missing"
+    chosen: tuple[Candidate, ...] = ()
+    blank: Candidate | None = None  # the blank form field, when status is "blank"
+    label: str = ""  # that field's label
+    absent: tuple[str, ...] = ()  # words of the part no document contains
+
+
+def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, tokens: Sequence[str],
+                cand_tokens: Sequence[Sequence[str]], *, first: bool = True, absent: Sequence[str] = (),
+                absent_share: float = 0.0) -> Part:
+    """One part of the question (`tokens`: its search tokens) against the candidate sentences scored for it.
+
+    A blank form field answers the part when it scores best, or when its label's words are all words of the
+    part and no filled sentence that holds those words also holds what the part asks for."""
+    kind = checks.asked_type(text)
+    unit = checks.asked_unit(text) if kind == "number" else None
+    if not first and absent and absent_share >= ABSENT_SHARE:
+        return Part(text, kind, "missing", absent=tuple(absent))
+    if not len(cands):
+        return Part(text, kind, "missing")
+    labels = [checks.blank_field(c.text) for c in cands]
+    typed = np.array([kind is not None and checks.holds(c.text, kind, unit) for c in cands])
+    lead_in = np.array([bool(LEAD_IN.search(c.text)) for c in cands]) if checks.asks_list(text) else 0.0
+    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in
+    filled = [i for i, lab in enumerate(labels) if not lab]
+    blank = [i for i, lab in enumerate(labels) if lab]
+    best_filled = max((adjusted[i] for i in filled), default=-np.inf)
+    top = max(blank, key=lambda i: scores[i], default=None)
+    if top is not None and scores[top] >= best_filled:
+        return Part(text, kind, "blank", blank=cands[top], label=labels[top] or "")
+    holding = {id(cands[i]) for i in filled if typed[i]}
+    chosen = pick([cands[i] for i in filled], adjusted[filled], first=(lambda c: id(c) in holding) if kind else None)
+    if kind is not None and any(id(c) in holding for c in chosen):
+        return Part(text, kind, "answered", chosen=tuple(chosen))
+    givers = [(scores[i], cand_tokens[i]) for i in filled if kind is None or typed[i]]
+    named = _named_blank(blank, labels, scores, set(tokens), givers)
+    if named is not None:
+        return Part(text, kind, "blank", blank=cands[named], label=labels[named] or "")
+    if kind is not None or not chosen:
+        return Part(text, kind, "missing", chosen=tuple(chosen))
+    return Part(text, kind, "answered", chosen=tuple(chosen))
+
+
+def _named_blank(blank: Sequence[int], labels: Sequence[str | None], scores: np.ndarray, asked: set[str],
+                 givers: Sequence[tuple[float, Sequence[str]]]) -> int | None:
+    """The best-scored blank field whose label's words are all words of the part, when no filled sentence that
+    could give its value (`givers`: score and tokens of those holding the asked kind of expression) holds all
+    of them and scores above it."""
+    for i in sorted(blank, key=lambda i: -scores[i]):
+        terms = set(analyze(labels[i] or ""))
+        if terms and terms <= asked and not any(sc >= scores[i] and terms <= set(t) for sc, t in givers):
+            return i
+    return None
+
+
+@dataclass(frozen=True)
+class Composed:
+    sentences: tuple[Candidate, ...]  # cited answer sentences, in answer order
+    notes: tuple[tuple[str, int | None], ...]  # (sentence, source index it cites or None), after the sentences
+    completeness: str  # "complete" | "partial" | "blank"
+    missing: tuple[str, ...]  # what the documents lack, in plain words
+
+
+def compose(answered: Sequence[Part], lang: str) -> Composed:
+    """The answer from its parts: answered parts' sentences, then a note for each blank or missing part.
+
+    A missing part with no answered part beside it still shows its closest sentences (marked partial): the
+    documents' nearest words help more than a bare refusal, and the note says what they do not contain."""
+    ja = lang in ("ja", "mixed")
+    sentences: list[Candidate] = []
+    notes: list[tuple[str, int | None]] = []
+    missing: list[str] = []
+    ok = [p for p in answered if p.status == "answered"]
+    for p in answered:
+        if p.status == "answered" or (p.status == "missing" and not ok and p.chosen):
+            sentences += [c for c in p.chosen if c not in sentences]
+        if p.status == "blank" and p.blank is not None:
+            notes.append((_blank_note(p.label, ja), p.blank.source))
+            missing.append(f"{p.label}（空欄）" if ja else f"{p.label}: blank")
+        elif p.status == "missing":
+            notes.append((_missing_note(p, ja), None))
+            missing.append(", ".join(p.absent) if p.absent else p.text)
+    if not missing:
+        completeness = "complete"
+    elif all(p.status == "blank" for p in answered):
+        completeness = "blank"
+    else:
+        completeness = "partial"
+    return Composed(tuple(sentences), tuple(notes), completeness, tuple(missing))
+
+
+def _blank_note(label: str, ja: bool) -> str:
+    if ja:
+        return f"「{label}」の欄は空欄です（記入用の様式で、値は書かれていません）。"
+    return f"“{label}” is left blank in the document (a form to fill in); it gives no value."
+
+
+def _missing_note(p: Part, ja: bool) -> str:
+    if p.absent:
+        if ja:
+            return "資料には" + "".join(f"「{w}」" for w in p.absent) + "についての記載がありません。"
+        return "The documents never mention " + ", ".join(f"“{w}”" for w in p.absent) + "."
+    text = p.text.rstrip("?？。.!！ ")
+    if ja:
+        return f"資料には「{text}」に答える記載が見つかりません。"
+    return f"The documents do not answer “{text}”."
