@@ -21,6 +21,7 @@ from kotae.errors import DocumentError
 from kotae.ingest import is_supported, read_document
 from kotae.ingest.clean import normalize_width
 from kotae.ingest.ocr import options_from
+from kotae.ingest.zipcap import ZipLimits
 from kotae.search.analyze import analyze
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
@@ -255,7 +256,8 @@ def _read(path: str, settings: IndexSettings, progress: Progress | None) -> Pars
             progress("pages", n)
 
     doc = read_document(path, cut_references=settings.cut_references,
-                        ocr=options_from(settings.ocr, on_page))
+                        ocr=options_from(settings.ocr, on_page),
+                        zip_limits=ZipLimits(settings.zip.max_inflated_mb, settings.zip.max_ratio))
     if progress:
         progress("pages", max(0, len(doc.pages) - ocred[0]))
     return doc

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import os
 import zipfile
 
 from kotae.errors import DocumentError, UnsupportedType
 from kotae.ingest.encoding import decode_bytes
 from kotae.ingest.registry import extensions, plugin_kind, supported_extensions
+from kotae.ingest.zipcap import check_zip
 
 # Binary formats we recognise only to name them in the error.
 _MAGIC = (
@@ -31,11 +31,14 @@ _MAGIC = (
     (b"ID3", "MP3 audio"),
 )
 _IMAGE_KINDS = ("PNG image", "JPEG image", "TIFF image")
-_ZIP_KINDS = (
-    ("xl/", "Excel workbook (.xlsx)"),
-    ("ppt/", "PowerPoint file (.pptx)"),
-    ("mimetype", "EPUB book"),
+_ZIP_KINDS = (("mimetype", "EPUB book"),)
+# zip-based kinds: the part that marks them, and how a user names the format (in errors)
+_OFFICE = (
+    ("word/document.xml", "docx", "DOCX", "Word"),
+    ("xl/workbook.xml", "xlsx", "XLSX", "Excel"),
+    ("ppt/presentation.xml", "pptx", "PPTX", "PowerPoint"),
 )
+_OFFICE_EXTENSIONS = {".docx": _OFFICE[0], ".xlsx": _OFFICE[1], ".xlsm": _OFFICE[1], ".pptx": _OFFICE[2]}
 
 
 def extension(path: str) -> str:
@@ -72,18 +75,22 @@ def _builtin_kind_of(ext: str) -> str | None:
 
 
 def _zip_kind(path: str, data: bytes) -> str:
+    """docx, xlsx or pptx by the part the container holds (its central directory within `zipcap` limits)."""
+    office = _OFFICE_EXTENSIONS.get(extension(path))
     try:
-        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+        names = set(check_zip(path, data).namelist())
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        if extension(path) == ".docx":
+        if office is not None:
+            _, _, label, app = office
             raise DocumentError(
                 path,
-                f"not a valid DOCX file (corrupt zip archive: {exc})",
-                "open it in Word and save it again",
+                f"not a valid {label} file (corrupt zip archive: {exc})",
+                f"open it in {app} and save it again",
             ) from exc
         raise _unsupported(path, "corrupt zip archive") from exc
-    if "word/document.xml" in names:
-        return "docx"
+    for part, kind, _, _ in _OFFICE:
+        if part in names:
+            return kind
     for prefix, what in _ZIP_KINDS:
         if any(n.startswith(prefix) for n in names):
             raise _unsupported(path, what)
@@ -113,7 +120,7 @@ def _looks_like_html(head: str) -> bool:
 
 
 def detect_kind(path: str, data: bytes) -> str:
-    """Return the reader kind for `data`: "pdf", "docx", "csv", "text", "markdown", "html" or "image"
+    """Return the reader kind for `data`: "pdf", "docx", "xlsx", "pptx", "csv", "text", "markdown", "html" or "image"
     (a PNG, JPEG or TIFF named .png, .jpg, .jpeg, .tif or .tiff).
 
     Raises UnsupportedType for binary content of any other kind, DocumentError where the
@@ -133,11 +140,12 @@ def detect_kind(path: str, data: bytes) -> str:
             raise _unsupported(path, what)
     if ext == ".pdf":
         raise DocumentError(path, "malformed PDF (no %PDF- header)", "export or download the PDF again")
-    if ext == ".docx":
+    if ext in _OFFICE_EXTENSIONS:
+        _, kind, label, app = _OFFICE_EXTENSIONS[ext]
         raise DocumentError(
             path,
-            "not a valid DOCX file (it is not a zip archive)",
-            "open it in Word and save it as .docx again",
+            f"not a valid {label} file (it is not a zip archive)",
+            f"open it in {app} and save it as .{kind} again",
         )
     named = _builtin_kind_of(ext)
     if _looks_like_html(_head_text(data)) or named == "html":

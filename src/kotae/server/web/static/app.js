@@ -32,6 +32,12 @@ async function api(path, opts) {
   return res.json();
 }
 
+// how a page is named in a citation, as kotae.types.page_label names it
+function pageLabel(file, page) {
+  const ext = String(file || "").toLowerCase().split(".").pop();
+  return ({ xlsx: "sheet ", xlsm: "sheet ", pptx: "slide " }[ext] || "p.") + page;
+}
+
 function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
@@ -188,7 +194,7 @@ function renderFinal(a) {
       || a.notices.find((n) => n.startsWith("not found")) || "";
   }
   $("#sources").innerHTML = a.sources.map((s) => `
-    <li><button type="button" class="src" data-n="${s.n}">[${s.n}] ${esc(s.file)} p.${s.page}${ocrBadge(s)}${s.heading ? " › " + esc(s.heading) : ""}</button></li>`).join("");
+    <li><button type="button" class="src" data-n="${s.n}">[${s.n}] ${esc(s.file)} ${pageLabel(s.file, s.page)}${ocrBadge(s)}${s.heading ? " › " + esc(s.heading) : ""}</button></li>`).join("");
   const total = a.timings_ms && a.timings_ms.total;
   $("#notices").textContent = [...a.notices, total ? `${Math.round(total)} ms · ${a.mode}` : a.mode].join(" · ");
   $("#status").textContent = "";
