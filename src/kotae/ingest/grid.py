@@ -73,33 +73,40 @@ class _Tables:
         self.header: list[str] | None = None
         self.header_number = 0
         self.title = ""
+        self.pending: list[tuple[int, list[str]]] = []
 
     def row(self, number: int, cells: list[str]) -> Line | None:
         text = render_row(self.header or [], cells)
         return Line(number, text, "rows", self.title, self.header_number) if text else None
 
-    def block(self, rows: list[tuple[int, list[str]]]) -> Iterator[Line]:
+    def block(self, rows: list[tuple[int, list[str]]], last: bool = False) -> Iterator[Line]:
         """Decide what the opening rows of a block are; yield their lines."""
         wide = max(_filled(c) for _, c in rows)
         named = _filled(self.header) if self.header is not None else 0
+        if wide == 1 and len(rows) <= 2 and named != 1 and not last:
+            self.pending += rows  # a title above a blank row: the next block decides
+            return
         first = rows[0][1]
         repeated = self.header is not None and [c.strip() for c in first] == [c.strip() for c in self.header]
-        opens_table = self.header is None or repeated or (wide >= 2 and _filled(first) == 1)
+        opens_table = (self.header is None or repeated or (wide >= 2 and _filled(first) == 1)
+                       or (bool(self.pending) and _filled(first) >= 2 and _textual(first)))
         if not opens_table:
+            yield from self.flush()
             if wide == 1 and named >= 2:  # notes under a table
                 yield from (Line(n, _joined(c), "text", self.title) for n, c in rows)
             else:
                 yield from (line for n, c in rows if (line := self.row(n, c)) is not None)
             return
-        i, titles = 0, []
+        i, titles = 0, [_joined(c) for _, c in self.pending]
+        self.pending = []
         if not repeated:
             while i < len(rows) and wide >= 2 and _filled(rows[i][1]) == 1:
                 titles.append(_joined(rows[i][1]))
                 i += 1
-        if i == len(rows):  # only title-like rows so far: notes, the table (if any) goes on
-            yield from (Line(n, t, "text", self.title) for (n, _), t in zip(rows, titles, strict=True))
+        if i == len(rows):  # only title-like rows: notes, the table (if any) goes on
+            yield from (Line(n, _joined(c), "text", self.title) for n, c in rows)
             return
-        if not repeated:
+        if not repeated or titles:
             self.title = " ".join(titles)
         number, cells = rows[i]
         following = rows[i + 1][1] if i + 1 < len(rows) else None
@@ -115,6 +122,17 @@ class _Tables:
             line = self.row(n, c)
             if line is not None:
                 yield line
+
+    def flush(self) -> Iterator[Line]:
+        """Rows held as a possible title that no table followed: notes."""
+        rows, self.pending = self.pending, []
+        yield from (Line(n, _joined(c), "text", self.title) for n, c in rows)
+
+    def finish(self) -> Iterator[Line]:
+        if len(self.pending) > 1 and self.header is None:  # a tiny one-column grid: a header and its rows
+            rows, self.pending = self.pending, []
+            yield from self.block(rows, last=True)
+        yield from self.flush()
 
 
 def _subheader(header: list[str], row: list[str]) -> bool:
@@ -167,6 +185,7 @@ def grid_lines(rows: Iterable[tuple[int, list[str]]], lookahead: int = LOOKAHEAD
             opening, decided = [], True
     if opening:
         yield from tables.block(opening)
+    yield from tables.finish()
 
 
 def page_of(lines: Iterable[Line], page: int, heading: tuple[str, ...] = (),

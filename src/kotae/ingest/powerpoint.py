@@ -63,7 +63,7 @@ def _slide_blocks(slide: Any, band: float) -> list[Block]:
         label = _text(title.text_frame)
         blocks.append(Block(label, heading=(1, " ".join(label.split()))))
     for shape in _shapes(slide.shapes, band):
-        if shape is title:
+        if title is not None and shape.shape_id == title.shape_id:  # proxies differ: compare ids
             continue
         if getattr(shape, "has_table", False) and shape.has_table:
             text = _table(shape)

@@ -59,15 +59,6 @@ def check_zip(path: str, data: bytes, limits: ZipLimits | None = None) -> zipfil
     limits = limits or _LIMITS.get()
     archive = zipfile.ZipFile(io.BytesIO(data))
     members = archive.infolist()
-    total = sum(m.file_size for m in members)
-    if total > limits.max_inflated_mb * MB:
-        raise DocumentError(
-            path,
-            f"the zip container would inflate to {_mb(total)}, over the {limits.max_inflated_mb:g} MB limit "
-            "(a zip bomb, or a very large document)",
-            "if the file is genuine, raise index.zip.max_inflated_mb (KOTAE_INDEX_ZIP_MAX_INFLATED_MB) or split "
-            "the document",
-        )
     for m in members:
         if m.file_size > limits.ratio_from_mb * MB and m.file_size > limits.max_ratio * max(1, m.compress_size):
             ratio = m.file_size / max(1, m.compress_size)
@@ -77,4 +68,13 @@ def check_zip(path: str, data: bytes, limits: ZipLimits | None = None) -> zipfil
                 f"the {limits.max_ratio:g}× compression ratio limit (a zip bomb)",
                 "if the file is genuine, raise index.zip.max_ratio (KOTAE_INDEX_ZIP_MAX_RATIO)",
             )
+    total = sum(m.file_size for m in members)
+    if total > limits.max_inflated_mb * MB:
+        raise DocumentError(
+            path,
+            f"the zip container would inflate to {_mb(total)}, over the {limits.max_inflated_mb:g} MB limit "
+            "(a zip bomb, or a very large document)",
+            "if the file is genuine, raise index.zip.max_inflated_mb (KOTAE_INDEX_ZIP_MAX_INFLATED_MB) or split "
+            "the document",
+        )
     return archive
