@@ -1,6 +1,7 @@
 """Excel and PowerPoint readers, CSV title rows and decoding, and zip containers capped before inflating."""
 from __future__ import annotations
 
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -11,10 +12,14 @@ import pytest
 from pptx import Presentation
 from pptx.util import Inches
 
+from conftest import FakeEmbedder
 from kotae.chunking import chunk_document
+from kotae.cli.docs import passed_over_lines
 from kotae.errors import DocumentError
+from kotae.facade import Kotae
 from kotae.ingest import read_document
 from kotae.ingest.zipcap import ZipLimits
+from kotae.store import open_store
 from kotae.types import ParsedDocument
 
 
@@ -88,8 +93,8 @@ def test_xlsx_formulas_without_saved_values_are_named(tmp_path):
     book.save(path)  # openpyxl saves no cached value
     doc = read_document(str(path))
     assert doc.pages == ("品目: 合計",)
-    assert doc.warnings == ("sheet 1 (Sheet): 1 of 1 formulas have no saved value (the program that wrote the "
-                            "file did not calculate them); open and save it in Excel",)
+    assert doc.warnings == (("sheet 1 (Sheet): 1 of 1 formulas have no saved value (the program that wrote the "
+                            "file did not calculate them); open and save it in Excel"),)
 
 
 def test_xlsx_tables_one_under_another_and_notes(tmp_path):
@@ -254,3 +259,46 @@ def test_corrupt_xlsx_and_pptx_name_their_format(tmp_path, expenses_xlsx, deck_p
         with pytest.raises(DocumentError, match=re.escape(f"{path}: not a valid {label} file (corrupt zip") +
                            r".*" + re.escape(f"; open it in {app} and save it again")):
             read_document(str(path))
+
+
+# --- folder walks ---------------------------------------------------------------------------------------
+
+
+def test_folder_walk_names_what_it_does_not_read(tmp_path, expenses_xlsx, deck_pptx):
+    docs = tmp_path / "docs"
+    (docs / "sub" / ".git").mkdir(parents=True)
+    (docs / "sub" / ".git" / "config.txt").write_text("x")
+    (docs / "経費.xlsx").write_bytes(expenses_xlsx.read_bytes())
+    (docs / "sub" / "deck.pptx").write_bytes(deck_pptx.read_bytes())
+    (docs / "old.xls").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100))
+    (docs / "plan.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100))
+    (docs / ".DS_Store").write_bytes(b"\x00\x00")
+    (docs / "~$経費.xlsx").write_bytes(b"lock")
+    (docs / "photos.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (docs / "README").write_text("no extension")
+    (docs / "linked").symlink_to(docs / "sub", target_is_directory=True)
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        report = k.index([str(docs)])
+    assert sorted(d.file for d in report.indexed) == ["sub/deck.pptx", "経費.xlsx"]
+    assert sorted((os.path.relpath(p, docs), why) for p, why in report.passed_over) == [
+        (".DS_Store", "hidden file"),
+        ("README", "no extension: name it with its type's (.txt, .pdf, …)"),
+        ("linked", "link to a folder (not followed)"),
+        ("old.xls", "legacy Office file: save it as .xlsx, .docx or .pptx"),
+        ("photos.zip", "archive: unpack it and index the folder"),
+        ("plan.doc", "legacy Office file: save it as .xlsx, .docx or .pptx"),
+        ("sub/.git", "hidden folder (not walked)"),
+        ("~$経費.xlsx", "Office lock file (the document is open somewhere)"),
+    ]
+    lines = passed_over_lines(report.passed_over, examples=1)
+    assert lines[0] == "  not read: 2 × legacy Office file: save it as .xlsx, .docx or .pptx (old.xls, … 1 more)"
+    assert len(lines) == 7
+
+
+def test_legacy_office_file_named_explicitly_says_how_to_convert(tmp_path):
+    path = tmp_path / "old.xls"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100))
+    with pytest.raises(DocumentError, match=re.escape(
+            f"{path}: unsupported file type (legacy Office file (.doc/.xls/.ppt)); save it as .docx, .xlsx or "
+            ".pptx and index that (supported types are .pdf, .docx, .xlsx,")):
+        read_document(str(path))

@@ -22,11 +22,11 @@ import os
 from dataclasses import replace
 
 from kotae.errors import DocumentError
+from kotae.ingest import zipcap
 from kotae.ingest.clean import cut_references as _cut_pages
 from kotae.ingest.detect import is_supported, reader_kind
 from kotae.ingest.layout import clip_sections
 from kotae.ingest.ocr import OcrOptions, as_options, mark_ocr
-from kotae.ingest import zipcap
 from kotae.ingest.registry import READERS, Reader, register, supported_extensions
 from kotae.ingest.zipcap import ZipLimits
 from kotae.types import ParsedDocument

@@ -41,6 +41,45 @@ _OFFICE = (
 _OFFICE_EXTENSIONS = {".docx": _OFFICE[0], ".xlsx": _OFFICE[1], ".xlsm": _OFFICE[1], ".pptx": _OFFICE[2]}
 
 
+# What a folder walk says of a file it does not read, by extension: what it is, and what to do.
+_NOT_READ = {
+    **dict.fromkeys((".xls", ".doc", ".ppt"), "legacy Office file: save it as .xlsx, .docx or .pptx"),
+    **dict.fromkeys((".ods", ".odt", ".odp"), "OpenDocument file: save it as .xlsx, .docx or .pptx"),
+    **dict.fromkeys((".pages", ".numbers", ".key"), "Apple iWork file: export it as PDF"),
+    ".rtf": "RTF document: save it as .docx",
+    ".epub": "EPUB book: convert it to PDF or HTML",
+    **dict.fromkeys((".zip", ".7z", ".rar", ".gz", ".tgz", ".tar", ".lzh"), "archive: unpack it and index the folder"),
+    **dict.fromkeys((".gif", ".bmp", ".webp", ".heic", ".svg"), "image type not read by OCR: convert it to PNG or JPEG"),
+    **dict.fromkeys((".mp3", ".mp4", ".m4a", ".wav", ".mov", ".avi"), "audio or video"),
+    **dict.fromkeys((".exe", ".dll", ".so", ".dylib", ".bin", ".iso", ".dmg"), "program or disk image"),
+    **dict.fromkeys((".json", ".xml", ".yaml", ".yml", ".log", ".ini", ".cfg"),
+                    "data or log file: rename it .txt to index it as text"),
+}
+# the same, by what the content turned out to be (for files named explicitly and uploads)
+_FIX_BY_CONTENT = {
+    "legacy Office file (.doc/.xls/.ppt)": "save it as .docx, .xlsx or .pptx and index that",
+    "RTF document": "save it as .docx and index that",
+    "EPUB book": "convert it to PDF or HTML",
+    "GIF image": "convert it to PNG or JPEG",
+}
+
+
+def skip_reason(path: str) -> str | None:
+    """Why a folder walk does not read `path` ("hidden file", "legacy Office file: save it as …", "unsupported
+    type .abc"), or None when it does. Pure: decided from the name."""
+    name = os.path.basename(path)
+    if name.startswith(("~$", ".~lock.")):
+        return "Office lock file (the document is open somewhere)"
+    if name.startswith("."):
+        return "hidden file"
+    ext = extension(path)
+    if ext in supported_extensions():
+        return None
+    if not ext:
+        return "no extension: name it with its type's (.txt, .pdf, …)"
+    return _NOT_READ.get(ext, f"unsupported type {ext}")
+
+
 def extension(path: str) -> str:
     """The lower-case extension of `path`, with its dot ("" when none)."""
     return os.path.splitext(path)[1].lower()
@@ -51,7 +90,7 @@ def is_supported(path: str) -> bool:
     name = os.path.basename(path)
     if name.startswith(("~$", ".~lock.")):
         return False
-    return extension(path) in supported_extensions()
+    return extension(path) in supported_extensions()  # hidden files are the walk's own choice
 
 
 def supported_fix() -> str:
@@ -60,7 +99,10 @@ def supported_fix() -> str:
 
 
 def _unsupported(path: str, what: str) -> UnsupportedType:
-    return UnsupportedType(path, f"unsupported file type ({what})", supported_fix())
+    fix = _FIX_BY_CONTENT.get(what)
+    return UnsupportedType(path, f"unsupported file type ({what})",
+                           f"{fix} (supported types are {', '.join(supported_extensions())})" if fix
+                           else supported_fix())
 
 
 def reader_kind(path: str, data: bytes) -> str:

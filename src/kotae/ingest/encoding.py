@@ -79,8 +79,8 @@ def decode_lenient(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
                 return text.lstrip("\ufeff"), (f"read as {utf16.upper()} without a byte order mark",)
         nuls = data.count(0)
         text = decode_text(path, data.replace(b"\x00", b""))
-        return text, (f"{nuls} NUL byte{'' if nuls == 1 else 's'} dropped (the file is damaged or not text "
-                      "throughout); check it",)
+        return text, ((f"{nuls} NUL byte{'' if nuls == 1 else 's'} dropped (the file is damaged or not text "
+                      "throughout); check it"),)
     return decode_text(path, data), ()
 
 

@@ -15,7 +15,7 @@ from kotae.ingest.detect import extension
 from kotae.ingest.encoding import decode_lenient
 from kotae.ingest.grid import grid_lines, page_of, render_row
 from kotae.ingest.registry import register
-from kotae.types import ParsedDocument, Section
+from kotae.types import ParsedDocument
 
 DELIMITERS = ",\t;|"
 _SAMPLE = 64 * 1024

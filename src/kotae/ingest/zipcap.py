@@ -35,7 +35,8 @@ class ZipLimits:
     ratio_from_mb: float = 1.0  # members smaller than this may compress better (a sheet of empty styled cells)
 
 
-_LIMITS: ContextVar[ZipLimits] = ContextVar("kotae_zip_limits", default=ZipLimits())
+_DEFAULT = ZipLimits()
+_LIMITS: ContextVar[ZipLimits | None] = ContextVar("kotae_zip_limits", default=None)
 
 
 @contextmanager
@@ -56,7 +57,7 @@ def check_zip(path: str, data: bytes, limits: ZipLimits | None = None) -> zipfil
     """The zip archive in `data`, opened (nothing inflated) once its central directory is within `limits`
     (default: those `use` set); DocumentError naming the file, the member, the limit and the setting if not.
     A corrupt archive raises zipfile.BadZipFile (the caller names the format)."""
-    limits = limits or _LIMITS.get()
+    limits = limits or _LIMITS.get() or _DEFAULT
     archive = zipfile.ZipFile(io.BytesIO(data))
     members = archive.infolist()
     for m in members:
