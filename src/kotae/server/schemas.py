@@ -83,6 +83,17 @@ class UploadOut(DocumentOut):
     already_indexed: bool = Field(False, description="the same content was already in the index")
 
 
+class PageTextOut(BaseModel):
+    """A page as the text the index holds: what the UI shows for kinds without page images."""
+
+    id: str
+    file: str
+    kind: str
+    page: int
+    text: str
+    highlights: list[tuple[int, int]] = Field(description="[start, end) character offsets of the marked passages")
+
+
 class DeletedOut(BaseModel):
     id: str
     file: str
