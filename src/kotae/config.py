@@ -98,8 +98,8 @@ class OcrSettings:
 class ZipSettings:
     max_inflated_mb: float = _opt(256.0, "largest inflated size of a DOCX/XLSX/PPTX (zip) in MB, checked "
                                          "before reading it")
-    max_ratio: float = _opt(100.0, "largest compression ratio of a member over 1 MB of a DOCX/XLSX/PPTX "
-                                   "(zip bombs inflate hundreds of times)")
+    max_ratio: float = _opt(100.0, "largest compression ratio of an XML part over 1 MB of a "
+                                   "DOCX/XLSX/PPTX (zip bombs inflate hundreds of times)")
 
     def __post_init__(self) -> None:
         if not (self.max_inflated_mb > 0 and self.max_ratio > 0):

@@ -2,8 +2,8 @@
 
 A 256 KB DOCX can hold a document.xml that inflates to 256 MB (a zip bomb); parsing it would take gigabytes.
 The central directory states each member's inflated size, so the whole file can be judged by reading a few
-KB: the total inflated size, and the compression ratio of each large member (XML compresses 5-20×; a ratio of
-hundreds is a bomb). A member that lies about its size is caught too: Python's zipfile never inflates a
+KB: the total inflated size, and the compression ratio of each large XML part (XML compresses 5-40×; a ratio of
+hundreds is a bomb; images, which may compress as well as that when blank, count only towards the total). A member that lies about its size is caught too: Python's zipfile never inflates a
 member past its stated size (it fails with a CRC error instead).
 
 The limits come from `index.zip` (`kotae.config.ZipSettings`); `read_document` sets them for the readers of
@@ -24,6 +24,7 @@ from kotae.errors import DocumentError
 __all__ = ["ZipLimits", "check_zip", "use"]
 
 MB = 1024 * 1024
+_PARSED = (".xml", ".rels", ".vml")  # the parts readers parse into trees
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ def check_zip(path: str, data: bytes, limits: ZipLimits | None = None) -> zipfil
     archive = zipfile.ZipFile(io.BytesIO(data))
     members = archive.infolist()
     for m in members:
+        if not m.filename.lower().endswith(_PARSED):
+            continue  # images (a blank BMP or EMF compresses hundreds of times) count only towards the total
         if m.file_size > limits.ratio_from_mb * MB and m.file_size > limits.max_ratio * max(1, m.compress_size):
             ratio = m.file_size / max(1, m.compress_size)
             raise DocumentError(
