@@ -302,3 +302,15 @@ def test_legacy_office_file_named_explicitly_says_how_to_convert(tmp_path):
             f"{path}: unsupported file type (legacy Office file (.doc/.xls/.ppt)); save it as .docx, .xlsx or "
             ".pptx and index that (supported types are .pdf, .docx, .xlsx,")):
         read_document(str(path))
+
+
+def test_text_file_in_utf16_without_bom_and_binary_with_many_nuls(tmp_path):
+    path = tmp_path / "memo.txt"
+    path.write_bytes("Meeting notes\nBudget approved.\n".encode("utf-16-le"))
+    doc = read_document(str(path))
+    assert doc.pages == ("Meeting notes\nBudget approved.",)
+    assert doc.warnings == ("read as UTF-16-LE without a byte order mark",)
+    path = tmp_path / "blob.csv"
+    path.write_bytes(b"a,b\n" + bytes([0, 1, 2, 0, 0xFF, 0x80]) * 200)  # NULs are not stray here
+    with pytest.raises(DocumentError, match="cannot decode the text"):
+        read_document(str(path))

@@ -65,7 +65,7 @@ class ParsedDocument:
     """What a reader returns: page texts plus the sections that tile them."""
 
     path: str  # the file as the user named it
-    kind: str  # "pdf" | "docx" | "csv" | "text" | "markdown" | "html"
+    kind: str  # "pdf" | "docx" | "xlsx" | "pptx" | "csv" | "text" | "markdown" | "html" | "image"
     pages: tuple[str, ...]  # cleaned text of each page, index 0 = page 1
     sections: tuple[Section, ...]
     warnings: tuple[str, ...] = ()  # e.g. "page 3 has no text layer"

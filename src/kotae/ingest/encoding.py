@@ -67,7 +67,8 @@ def bomless_utf16(data: bytes) -> str | None:
 
 def decode_lenient(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
     """`decode_text`, and what had to be forgiven: UTF-16 without a byte order mark is read as such, and
-    stray NUL bytes (a file padded or damaged by another program) are dropped with a warning."""
+    stray NUL bytes (at most 1 % of the bytes: a file padded or damaged by another program) are dropped with a
+    warning."""
     if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and b"\x00" in data:
         utf16 = bomless_utf16(data)
         if utf16 is not None:
@@ -78,6 +79,8 @@ def decode_lenient(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
             if text and _plausible(text.lstrip("\ufeff")):
                 return text.lstrip("\ufeff"), (f"read as {utf16.upper()} without a byte order mark",)
         nuls = data.count(0)
+        if nuls > max(8, len(data) // 100):  # not stray: a binary file, or an encoding we do not read
+            return decode_text(path, data), ()
         text = decode_text(path, data.replace(b"\x00", b""))
         return text, ((f"{nuls} NUL byte{'' if nuls == 1 else 's'} dropped (the file is damaged or not text "
                       "throughout); check it"),)
