@@ -314,3 +314,19 @@ def test_text_file_in_utf16_without_bom_and_binary_with_many_nuls(tmp_path):
     path.write_bytes(b"a,b\n" + bytes([0, 1, 2, 0, 0xFF, 0x80]) * 200)  # NULs are not stray here
     with pytest.raises(DocumentError, match="cannot decode the text"):
         read_document(str(path))
+
+
+def test_zip_member_that_lies_about_its_size_is_not_inflated_past_it(tmp_path):
+    path = tmp_path / "liar.docx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("word/document.xml", b" " * (8 << 20))
+    data = bytearray(path.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):  # the stated inflated sizes
+        at = data.find(signature)
+        while at >= 0:
+            data[at + offset : at + offset + 4] = (1000).to_bytes(4, "little")
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+    with pytest.raises(DocumentError, match=re.escape(f"{path}: not a valid DOCX file (") + ".*CRC"):
+        read_document(str(path))

@@ -684,3 +684,6 @@ def test_workbook_upload_is_read_and_its_page_shown_as_text(server):
     assert page["text"] == "コード: T01 | 科目: 交通費\nコード: M01 | 科目: 会議費"
     assert page["highlights"] == [[0, len(page["text"])]] and page["kind"] == "xlsx"
     assert_error(client.get(f"/documents/{doc['id']}/pages/2/text"), 404, "page_not_found", "page 2 is not")
+    assert_error(upload(client, "old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100)), 415, "unsupported_type",
+                 "old.xls: unsupported file type (legacy Office file (.doc/.xls/.ppt)); save it as .docx, .xlsx or "
+                 ".pptx and index that (supported types are .pdf, .docx, .xlsx, .xlsm, .pptx,")
