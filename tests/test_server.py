@@ -660,3 +660,30 @@ def test_an_llm_answer_streams_through_the_same_events(tmp_path):
             assert "Salaries are paid on the 25th day of every month by bank transfer." in llm.prompts[0]
     finally:
         store.close()
+
+
+def test_workbook_upload_is_read_and_its_page_shown_as_text(server):
+    import openpyxl
+
+    client, store, _ = server
+    book = openpyxl.Workbook()
+    book.active.title = "経費コード"
+    for row in (["経費コード一覧"], ["コード", "科目"], ["T01", "交通費"], ["M01", "会議費"]):
+        book.active.append(row)
+    data = io.BytesIO()
+    book.save(data)
+    r = upload(client, "経費.xlsx", data.getvalue())
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    assert doc["kind"] == "xlsx" and doc["pages"] == 1 and doc["status"] == "indexed"
+    assert_error(client.get(f"/documents/{doc['id']}/pages/1.png"), 404, "no_page_image",
+                 "no renderer for this type: its text is at GET /documents/{id}/pages/{n}/text")
+    chunks = [c for c in store.chunks([r for r, _ in store.chunk_texts()]).values() if c.doc_id == doc["id"]]
+    assert [c.anchor for c in chunks] == ["経費.xlsx sheet 1 › 経費コード › 経費コード一覧"]
+    page = client.get(f"/documents/{doc['id']}/pages/1/text", params={"highlight": chunks[0].id}).json()
+    assert page["text"] == "コード: T01 | 科目: 交通費\nコード: M01 | 科目: 会議費"
+    assert page["highlights"] == [[0, len(page["text"])]] and page["kind"] == "xlsx"
+    assert_error(client.get(f"/documents/{doc['id']}/pages/2/text"), 404, "page_not_found", "page 2 is not")
+    assert_error(upload(client, "old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100)), 415, "unsupported_type",
+                 "old.xls: unsupported file type (legacy Office file (.doc/.xls/.ppt)); save it as .docx, .xlsx or "
+                 ".pptx and index that (supported types are .pdf, .docx, .xlsx, .xlsm, .pptx,")

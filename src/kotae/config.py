@@ -3,7 +3,7 @@
     Settings
       store   where the index lives (a folder for SQLite, or a PostgreSQL URL)
       embed   the embedding model
-      index   how files are read and cut: index.chunk, index.ocr
+      index   how files are read and cut: index.chunk, index.ocr, index.zip
       search  retrievers, fusion, rerank; search.gate (abstention)
       llm     the optional answer model
       judge   the optional grading model of `kotae eval`
@@ -95,9 +95,23 @@ class OcrSettings:
 
 
 @dataclass(frozen=True)
+class ZipSettings:
+    max_inflated_mb: float = _opt(256.0, "largest inflated size of a DOCX/XLSX/PPTX (zip) in MB, checked "
+                                         "before reading it")
+    max_ratio: float = _opt(100.0, "largest compression ratio of an XML part over 1 MB of a "
+                                   "DOCX/XLSX/PPTX (zip bombs inflate hundreds of times)")
+
+    def __post_init__(self) -> None:
+        if not (self.max_inflated_mb > 0 and self.max_ratio > 0):
+            raise ConfigError(f"index.zip limits must be positive (max_inflated_mb={self.max_inflated_mb}, "
+                              f"max_ratio={self.max_ratio})")
+
+
+@dataclass(frozen=True)
 class IndexSettings:
     chunk: ChunkSettings = field(default_factory=ChunkSettings, metadata=SECTION)
     ocr: OcrSettings = field(default_factory=OcrSettings, metadata=SECTION)
+    zip: ZipSettings = field(default_factory=ZipSettings, metadata=SECTION)
     tags: tuple[str, ...] = _opt((), "tags given to the documents indexed", flag="--tag")
     cut_references: bool = _opt(False, "drop everything from the last References/参考文献 heading",
                                 flag="--cut-references")

@@ -37,7 +37,7 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks"]
+__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks", "supported_types"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -56,6 +56,16 @@ class Calibration:
 class PageImage:
     png: bytes
     highlights: int  # boxes drawn
+    document: DocumentInfo
+
+
+@dataclass(frozen=True)
+class PageText:
+    """A page as the index read it (the only view of kinds without a page renderer: DOCX, XLSX, PPTX, CSV, …),
+    with the [start, end) offsets of the passages to mark."""
+
+    text: str
+    highlights: tuple[tuple[int, int], ...]
     document: DocumentInfo
 
 
@@ -274,7 +284,8 @@ class Kotae:
         if info is None:
             raise NotFound(f"no document {doc_id}; see GET /documents", code="document_not_found")
         if info.kind not in PAGED:
-            raise NotFound(f"{info.file} is a {info.kind} document; page images exist for PDFs and images only",
+            raise NotFound(f"{info.file} is a {info.kind} document; page images exist for PDFs and images only "
+                           "(no renderer for this type: its text is at GET /documents/{id}/pages/{n}/text)",
                            code="no_page_image")
         if not os.path.isfile(info.path):
             raise NotFound(f"{info.file}: the original file is no longer on the server; upload it again",
@@ -288,6 +299,18 @@ class Kotae:
         except UNRENDERABLE as e:
             raise DocumentError(info.file, f"the page could not be rendered ({e})") from e
         return PageImage(png, boxes, info)
+
+    def page_text(self, doc_id: str, page: int, highlight: Sequence[str] = ()) -> PageText:
+        """Page `page` of any document as the text the index holds, with the passages of chunks `highlight`."""
+        info = self.store.document(doc_id)
+        if info is None:
+            raise NotFound(f"no document {doc_id}; see GET /documents", code="document_not_found")
+        text = self.store.page_text(doc_id, page)
+        if text is None:
+            raise NotFound(f"{info.file}: page {page} is not in the document (it has {info.pages})",
+                           code="page_not_found")
+        spans = sorted({(p.start, p.end) for p in self._passages(doc_id, page, list(highlight))})
+        return PageText(text, tuple(spans), info)
 
     def _passages(self, doc_id: str, page: int, chunk_ids: list[str]) -> list[Passage]:
         """The chunks among `chunk_ids` that lie on this page of this document."""
@@ -362,6 +385,13 @@ def file_kind(name: str, data: bytes) -> str:
     from kotae.ingest.detect import reader_kind
 
     return reader_kind(name, data)
+
+
+def supported_types() -> tuple[str, ...]:
+    """The extensions kotae reads (built-in readers first, then plug-ins'), as folder walks and uploads take them."""
+    from kotae.ingest import supported_extensions
+
+    return supported_extensions()
 
 
 def discover(paths: Iterable[str]) -> list[str]:

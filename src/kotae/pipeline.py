@@ -18,9 +18,11 @@ from kotae.chunking import chunk_document
 from kotae.config import IndexSettings
 from kotae.embed.base import Embedder
 from kotae.errors import DocumentError
-from kotae.ingest import is_supported, read_document
+from kotae.ingest import read_document
 from kotae.ingest.clean import normalize_width
+from kotae.ingest.detect import skip_reason
 from kotae.ingest.ocr import options_from
+from kotae.ingest.zipcap import ZipLimits
 from kotae.search.analyze import analyze
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
@@ -33,6 +35,7 @@ class IndexReport:
     indexed: list[DocumentInfo] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line reason)
+    passed_over: list[tuple[str, str]] = field(default_factory=list)  # (path, why): what folder walks did not read
     warnings: list[str] = field(default_factory=list)
     # seconds per stage over the whole run: hash, read (parse, clean, OCR), chunk, embed, analyze, write
     seconds: dict[str, float] = field(default_factory=dict)
@@ -52,24 +55,40 @@ def _timed(seconds: dict[str, float] | None, stage: str) -> Iterator[None]:
             seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - t0
 
 
-def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
-    """(path, display name) of every file to index: files as given, folders walked recursively; a file named
-    twice (a folder and a file inside it) comes once."""
+def walk(paths: Iterable[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(path, display name) of every file to index, and (path, reason) of each thing a folder walk passes over
+    (an unsupported type, a hidden file or folder, a link to a folder): files as given, folders walked
+    recursively; a file named twice (a folder and a file inside it) comes once."""
     out: list[tuple[str, str]] = []
+    passed: list[tuple[str, str]] = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
+                for d in sorted(dirs):
+                    full = os.path.join(root, d)
+                    if d.startswith("."):
+                        passed.append((full, "hidden folder (not walked)"))
+                    elif os.path.islink(full):
+                        passed.append((full, "link to a folder (not followed)"))
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for f in sorted(files):
                     full = os.path.join(root, f)
-                    if not f.startswith(".") and is_supported(full):
+                    reason = skip_reason(full)
+                    if reason is None:
                         out.append((full, os.path.relpath(full, p)))
+                    else:
+                        passed.append((full, reason))
         else:
             out.append((p, os.path.basename(p)))  # explicit files: the content decides (and may fail)
     first: dict[str, tuple[str, str]] = {}
     for path, name in out:
         first.setdefault(os.path.abspath(path), (path, name))
-    return list(first.values())
+    return list(first.values()), passed
+
+
+def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """(path, display name) of every file to index (see `walk`, which also says what it passed over)."""
+    return walk(paths)[0]
 
 
 def doc_id_for(path: str) -> str:
@@ -140,7 +159,8 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
             done()
         pending.clear()
 
-    for path, name in discover(paths):
+    files, report.passed_over = walk(paths)
+    for path, name in files:
         name = (names or {}).get(path, name)
         try:
             prepared = prepare_file(path, name, store, embedder, settings, progress, force=force,
@@ -255,7 +275,8 @@ def _read(path: str, settings: IndexSettings, progress: Progress | None) -> Pars
             progress("pages", n)
 
     doc = read_document(path, cut_references=settings.cut_references,
-                        ocr=options_from(settings.ocr, on_page))
+                        ocr=options_from(settings.ocr, on_page),
+                        zip_limits=ZipLimits(settings.zip.max_inflated_mb, settings.zip.max_ratio))
     if progress:
         progress("pages", max(0, len(doc.pages) - ocred[0]))
     return doc

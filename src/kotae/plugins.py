@@ -41,6 +41,8 @@ GROUP = "kotae"
 BUILTIN_READERS = (
     "kotae.ingest.pdf",
     "kotae.ingest.docx",
+    "kotae.ingest.excel",
+    "kotae.ingest.powerpoint",
     "kotae.ingest.tables",
     "kotae.ingest.text",
     "kotae.ingest.html",

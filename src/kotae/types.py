@@ -65,7 +65,7 @@ class ParsedDocument:
     """What a reader returns: page texts plus the sections that tile them."""
 
     path: str  # the file as the user named it
-    kind: str  # "pdf" | "docx" | "csv" | "text" | "markdown" | "html"
+    kind: str  # "pdf" | "docx" | "xlsx" | "pptx" | "csv" | "text" | "markdown" | "html" | "image"
     pages: tuple[str, ...]  # cleaned text of each page, index 0 = page 1
     sections: tuple[Section, ...]
     warnings: tuple[str, ...] = ()  # e.g. "page 3 has no text layer"
@@ -93,9 +93,21 @@ class Chunk:
 
     @property
     def anchor(self) -> str:
-        """Where a citation points: `file p.N › heading › subheading`, `file p.N (OCR) › …` for OCR'd text."""
+        """Where a citation points: `file p.N › heading › subheading`, `file p.N (OCR) › …` for OCR'd text;
+        `book.xlsx sheet 2 › …` and `deck.pptx slide 3 › …` for workbooks and decks."""
         head = " › ".join(self.heading)
-        return f"{self.file} p.{self.page}" + (" (OCR)" if self.ocr else "") + (f" › {head}" if head else "")
+        return (f"{self.file} {page_label(self.file, self.page)}" + (" (OCR)" if self.ocr else "")
+                + (f" › {head}" if head else ""))
+
+
+_PAGE_WORDS = {".xlsx": "sheet ", ".xlsm": "sheet ", ".pptx": "slide "}
+
+
+def page_label(file: str, page: int) -> str:
+    """How a page of `file` is named in a citation: "p.3", "sheet 3" (Excel) or "slide 3" (PowerPoint)."""
+    dot = file.rfind(".")
+    word = _PAGE_WORDS.get(file[dot:].lower(), "p.") if dot >= 0 else "p."
+    return f"{word}{page}"
 
 
 @dataclass(frozen=True)

@@ -78,13 +78,29 @@ def cmd_index(args: argparse.Namespace) -> int:
         for _, msg in report.failed:
             print(f"error: {msg}", file=sys.stderr)
         chunks = sum(d.chunks for d in report.indexed)
+        passed = f", {len(report.passed_over)} not read (below)" if report.passed_over else ""
         print(f"indexed {len(report.indexed)} file(s) ({chunks} chunks), {len(report.skipped)} unchanged, "
-              f"{len(report.failed)} failed" + (f", {len(missing)} path(s) not found" if missing else "")
+              f"{len(report.failed)} failed{passed}" + (f", {len(missing)} path(s) not found" if missing else "")
               + f" → {k.location}")
+        for line in passed_over_lines(report.passed_over):
+            print(line)
         print(k.calibration().describe())
     for p in missing:
         print(f"error: {p}: no such file or folder", file=sys.stderr)
     return 1 if report.failed or missing else 0
+
+
+def passed_over_lines(items: list[tuple[str, str]], examples: int = 3) -> list[str]:
+    """What folder walks did not read, one line per reason with a count and a few of the files:
+    `  not read: 2 × legacy Office file: save it as .xlsx, .docx or .pptx (old.xls, plan.doc)`."""
+    by_reason: dict[str, list[str]] = {}
+    for path, reason in items:
+        by_reason.setdefault(reason, []).append(os.path.basename(path.rstrip(os.sep)) or path)
+    lines = []
+    for reason, names in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(names[:examples]) + (f", … {len(names) - examples} more" if len(names) > examples else "")
+        lines.append(f"  not read: {len(names)} × {reason} ({shown})")
+    return lines
 
 
 def cmd_list(args: argparse.Namespace) -> int:

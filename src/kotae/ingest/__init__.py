@@ -22,11 +22,13 @@ import os
 from dataclasses import replace
 
 from kotae.errors import DocumentError
+from kotae.ingest import zipcap
 from kotae.ingest.clean import cut_references as _cut_pages
 from kotae.ingest.detect import is_supported, reader_kind
 from kotae.ingest.layout import clip_sections
 from kotae.ingest.ocr import OcrOptions, as_options, mark_ocr
 from kotae.ingest.registry import READERS, Reader, register, supported_extensions
+from kotae.ingest.zipcap import ZipLimits
 from kotae.types import ParsedDocument
 
 __all__ = ["MAX_BYTES", "READERS", "Reader", "is_supported", "read_document", "register", "supported_extensions"]
@@ -78,12 +80,14 @@ def _takes_ocr(reader: Reader) -> bool:
         return False
 
 
-def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOptions = "auto") -> ParsedDocument:
+def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOptions = "auto",
+                  zip_limits: ZipLimits | None = None) -> ParsedDocument:
     """Read one file into a ParsedDocument; raise DocumentError (one line: file, cause, fix) if it can't.
 
     With `cut_references`, everything from the last "References" / "Bibliography" / "参考文献"
     heading line to the end is dropped (later pages stay, empty, so page numbers do not move).
     `ocr`: "auto" reads scanned pages and images by OCR, "always" OCRs every PDF page, "off" never.
+    `zip_limits`: how far a DOCX/XLSX/PPTX may inflate (checked before it is read; default `ZipLimits()`).
     """
     from kotae import plugins
 
@@ -91,6 +95,7 @@ def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOpti
     path = os.fspath(path)
     options = as_options(ocr)
     data = _read_bytes(path)
-    reader = READERS[reader_kind(path, data)]
-    doc = reader(path, data, ocr=options) if _takes_ocr(reader) else reader(path, data)  # type: ignore[call-arg]
+    with zipcap.use(zip_limits or ZipLimits()):
+        reader = READERS[reader_kind(path, data)]
+        doc = reader(path, data, ocr=options) if _takes_ocr(reader) else reader(path, data)  # type: ignore[call-arg]
     return _with_references_cut(doc) if cut_references else doc

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import os
 import zipfile
 
 from kotae.errors import DocumentError, UnsupportedType
 from kotae.ingest.encoding import decode_bytes
 from kotae.ingest.registry import extensions, plugin_kind, supported_extensions
+from kotae.ingest.zipcap import check_zip
 
 # Binary formats we recognise only to name them in the error.
 _MAGIC = (
@@ -31,11 +31,53 @@ _MAGIC = (
     (b"ID3", "MP3 audio"),
 )
 _IMAGE_KINDS = ("PNG image", "JPEG image", "TIFF image")
-_ZIP_KINDS = (
-    ("xl/", "Excel workbook (.xlsx)"),
-    ("ppt/", "PowerPoint file (.pptx)"),
-    ("mimetype", "EPUB book"),
+_ZIP_KINDS = (("mimetype", "EPUB book"),)
+# zip-based kinds: the part that marks them, and how a user names the format (in errors)
+_OFFICE = (
+    ("word/document.xml", "docx", "DOCX", "Word"),
+    ("xl/workbook.xml", "xlsx", "XLSX", "Excel"),
+    ("ppt/presentation.xml", "pptx", "PPTX", "PowerPoint"),
 )
+_OFFICE_EXTENSIONS = {".docx": _OFFICE[0], ".xlsx": _OFFICE[1], ".xlsm": _OFFICE[1], ".pptx": _OFFICE[2]}
+
+
+# What a folder walk says of a file it does not read, by extension: what it is, and what to do.
+_NOT_READ = {
+    **dict.fromkeys((".xls", ".doc", ".ppt"), "legacy Office file: save it as .xlsx, .docx or .pptx"),
+    **dict.fromkeys((".ods", ".odt", ".odp"), "OpenDocument file: save it as .xlsx, .docx or .pptx"),
+    **dict.fromkeys((".pages", ".numbers", ".key"), "Apple iWork file: export it as PDF"),
+    ".rtf": "RTF document: save it as .docx",
+    ".epub": "EPUB book: convert it to PDF or HTML",
+    **dict.fromkeys((".zip", ".7z", ".rar", ".gz", ".tgz", ".tar", ".lzh"), "archive: unpack it and index the folder"),
+    **dict.fromkeys((".gif", ".bmp", ".webp", ".heic", ".svg"), "image type not read by OCR: convert it to PNG or JPEG"),
+    **dict.fromkeys((".mp3", ".mp4", ".m4a", ".wav", ".mov", ".avi"), "audio or video"),
+    **dict.fromkeys((".exe", ".dll", ".so", ".dylib", ".bin", ".iso", ".dmg"), "program or disk image"),
+    **dict.fromkeys((".json", ".xml", ".yaml", ".yml", ".log", ".ini", ".cfg"),
+                    "data or log file: rename it .txt to index it as text"),
+}
+# the same, by what the content turned out to be (for files named explicitly and uploads)
+_FIX_BY_CONTENT = {
+    "legacy Office file (.doc/.xls/.ppt)": "save it as .docx, .xlsx or .pptx and index that",
+    "RTF document": "save it as .docx and index that",
+    "EPUB book": "convert it to PDF or HTML",
+    "GIF image": "convert it to PNG or JPEG",
+}
+
+
+def skip_reason(path: str) -> str | None:
+    """Why a folder walk does not read `path` ("hidden file", "legacy Office file: save it as …", "unsupported
+    type .abc"), or None when it does. Pure: decided from the name."""
+    name = os.path.basename(path)
+    if name.startswith(("~$", ".~lock.")):
+        return "Office lock file (the document is open somewhere)"
+    if name.startswith("."):
+        return "hidden file"
+    ext = extension(path)
+    if ext in supported_extensions():
+        return None
+    if not ext:
+        return "no extension: name it with its type's (.txt, .pdf, …)"
+    return _NOT_READ.get(ext, f"unsupported type {ext}")
 
 
 def extension(path: str) -> str:
@@ -48,7 +90,7 @@ def is_supported(path: str) -> bool:
     name = os.path.basename(path)
     if name.startswith(("~$", ".~lock.")):
         return False
-    return extension(path) in supported_extensions()
+    return extension(path) in supported_extensions()  # hidden files are the walk's own choice
 
 
 def supported_fix() -> str:
@@ -57,7 +99,10 @@ def supported_fix() -> str:
 
 
 def _unsupported(path: str, what: str) -> UnsupportedType:
-    return UnsupportedType(path, f"unsupported file type ({what})", supported_fix())
+    fix = _FIX_BY_CONTENT.get(what)
+    return UnsupportedType(path, f"unsupported file type ({what})",
+                           f"{fix} (supported types are {', '.join(supported_extensions())})" if fix
+                           else supported_fix())
 
 
 def reader_kind(path: str, data: bytes) -> str:
@@ -72,18 +117,22 @@ def _builtin_kind_of(ext: str) -> str | None:
 
 
 def _zip_kind(path: str, data: bytes) -> str:
+    """docx, xlsx or pptx by the part the container holds (its central directory within `zipcap` limits)."""
+    office = _OFFICE_EXTENSIONS.get(extension(path))
     try:
-        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+        names = set(check_zip(path, data).namelist())
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        if extension(path) == ".docx":
+        if office is not None:
+            _, _, label, app = office
             raise DocumentError(
                 path,
-                f"not a valid DOCX file (corrupt zip archive: {exc})",
-                "open it in Word and save it again",
+                f"not a valid {label} file (corrupt zip archive: {exc})",
+                f"open it in {app} and save it again",
             ) from exc
         raise _unsupported(path, "corrupt zip archive") from exc
-    if "word/document.xml" in names:
-        return "docx"
+    for part, kind, _, _ in _OFFICE:
+        if part in names:
+            return kind
     for prefix, what in _ZIP_KINDS:
         if any(n.startswith(prefix) for n in names):
             raise _unsupported(path, what)
@@ -113,7 +162,7 @@ def _looks_like_html(head: str) -> bool:
 
 
 def detect_kind(path: str, data: bytes) -> str:
-    """Return the reader kind for `data`: "pdf", "docx", "csv", "text", "markdown", "html" or "image"
+    """Return the reader kind for `data`: "pdf", "docx", "xlsx", "pptx", "csv", "text", "markdown", "html" or "image"
     (a PNG, JPEG or TIFF named .png, .jpg, .jpeg, .tif or .tiff).
 
     Raises UnsupportedType for binary content of any other kind, DocumentError where the
@@ -133,11 +182,12 @@ def detect_kind(path: str, data: bytes) -> str:
             raise _unsupported(path, what)
     if ext == ".pdf":
         raise DocumentError(path, "malformed PDF (no %PDF- header)", "export or download the PDF again")
-    if ext == ".docx":
+    if ext in _OFFICE_EXTENSIONS:
+        _, kind, label, app = _OFFICE_EXTENSIONS[ext]
         raise DocumentError(
             path,
-            "not a valid DOCX file (it is not a zip archive)",
-            "open it in Word and save it as .docx again",
+            f"not a valid {label} file (it is not a zip archive)",
+            f"open it in {app} and save it as .{kind} again",
         )
     named = _builtin_kind_of(ext)
     if _looks_like_html(_head_text(data)) or named == "html":

@@ -50,6 +50,43 @@ def decode_bytes(data: bytes) -> tuple[str, str] | None:
     return (text, best.encoding) if _plausible(text) else None
 
 
+def bomless_utf16(data: bytes) -> str | None:
+    """"utf-16-le" or "utf-16-be" when `data` looks like UTF-16 without a byte order mark (most characters
+    of Latin or ASCII text have a zero byte on one side: ≥ 30 % zeros on one side, ≤ 1 % on the other)."""
+    sample = data[:4096]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    zeros_even, zeros_odd = even.count(0) / len(even), odd.count(0) / max(1, len(odd))
+    if zeros_odd >= 0.3 and zeros_even <= 0.01:
+        return "utf-16-le"
+    if zeros_even >= 0.3 and zeros_odd <= 0.01:
+        return "utf-16-be"
+    return None
+
+
+def decode_lenient(path: str, data: bytes) -> tuple[str, tuple[str, ...]]:
+    """`decode_text`, and what had to be forgiven: UTF-16 without a byte order mark is read as such, and
+    stray NUL bytes (at most 1 % of the bytes: a file padded or damaged by another program) are dropped with a
+    warning."""
+    if not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and b"\x00" in data:
+        utf16 = bomless_utf16(data)
+        if utf16 is not None:
+            try:
+                text = data.decode(utf16)
+            except UnicodeDecodeError:
+                text = ""
+            if text and _plausible(text.lstrip("\ufeff")):
+                return text.lstrip("\ufeff"), (f"read as {utf16.upper()} without a byte order mark",)
+        nuls = data.count(0)
+        if nuls > max(8, len(data) // 100):  # not stray: a binary file, or an encoding we do not read
+            return decode_text(path, data), ()
+        text = decode_text(path, data.replace(b"\x00", b""))
+        return text, ((f"{nuls} NUL byte{'' if nuls == 1 else 's'} dropped (the file is damaged or not text "
+                      "throughout); check it"),)
+    return decode_text(path, data), ()
+
+
 def decode_text(path: str, data: bytes) -> str:
     """Decode a text file's bytes or raise DocumentError naming the file and the fix."""
     found = decode_bytes(data)

@@ -1,33 +1,25 @@
-"""CSV/TSV reader, and the "column: value | column: value" row rendering shared with DOCX and HTML."""
+"""CSV/TSV reader, and the "column: value | column: value" row rendering shared with DOCX, HTML and Excel.
+
+Title rows above the header (`Stanley Cups,,`) are found as in Excel sheets (`kotae.ingest.grid`): they
+become the heading of the rows under them.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 
 from kotae.errors import DocumentError
 from kotae.ingest.clean import fix_mojibake, normalize_newlines, remove_control_chars
 from kotae.ingest.detect import extension
-from kotae.ingest.encoding import decode_text
+from kotae.ingest.encoding import decode_lenient
+from kotae.ingest.grid import grid_lines, page_of, render_row
 from kotae.ingest.registry import register
-from kotae.types import ParsedDocument, Section
+from kotae.types import ParsedDocument
 
 DELIMITERS = ",\t;|"
 _SAMPLE = 64 * 1024
-_CELL_BREAK = re.compile(r"\s*\n\s*")
-
-
-def render_row(header: list[str], values: list[str]) -> str:
-    """One row as "column: value | column: value"; empty values are skipped, unnamed columns show the value."""
-    parts = []
-    for i, value in enumerate(values):
-        value = _CELL_BREAK.sub(" ", value.strip())
-        if not value:
-            continue
-        name = header[i].strip() if i < len(header) else ""
-        parts.append(f"{name}: {value}" if name else value)
-    return " | ".join(parts)
+__all__ = ["read_csv", "render_row", "render_table", "sniff_delimiter"]
 
 
 def render_table(rows: list[list[str]]) -> str:
@@ -50,23 +42,12 @@ def sniff_delimiter(sample: str) -> str:
         return best if first.count(best) else ","
 
 
-def _rows(text: str, delimiter: str) -> tuple[list[str], list[Section]]:
-    records = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(records, [])
-    sections: list[Section] = []
-    offset = 0
-    for number, record in enumerate(records, start=1):  # numbering counts blank rows too
-        line = render_row(header, record)
-        if line:
-            sections.append(Section(1, (), line, offset, rows=(number, number), kind="rows"))
-            offset += len(line) + 1
-    return header, sections
-
-
 @register("csv", extensions=(".csv", ".tsv"))
 def read_csv(path: str, data: bytes) -> ParsedDocument:
-    """Read a CSV/TSV: the first row names the columns; one section per data row (rows=(i, i))."""
-    text = remove_control_chars(fix_mojibake(normalize_newlines(decode_text(path, data))))
+    """Read a CSV/TSV: title rows, then the row that names the columns; one section per data row (rows=(i, i),
+    counted from the header row), under the table's title."""
+    decoded, notes = decode_lenient(path, data)
+    text = remove_control_chars(fix_mojibake(normalize_newlines(decoded)))
     if extension(path) == ".tsv":
         delimiter = "\t"
     else:
@@ -75,17 +56,15 @@ def read_csv(path: str, data: bytes) -> ParsedDocument:
             sample = sample[: sample.rfind("\n")]  # whole lines only
         delimiter = sniff_delimiter(sample)
     try:
-        header, sections = _rows(text, delimiter)
+        records = enumerate(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), start=1)
+        page, sections = page_of(grid_lines(records), 1, rows="data")
     except csv.Error as exc:
         raise DocumentError(
             path, f"malformed CSV ({exc})", "check the quoting, or save it again as UTF-8 CSV"
         ) from exc
-    lines = [s.text for s in sections]
-    warnings: tuple[str, ...] = ()
-    if not any(h.strip() for h in header):
-        warnings = ("the file has no text",)
-    elif not sections:
-        warnings = ("the CSV has a header row but no data rows",)
-    return ParsedDocument(
-        path=path, kind="csv", pages=("\n".join(lines),), sections=tuple(sections), warnings=warnings
-    )
+    warnings: tuple[str, ...] = notes
+    if not text.strip(delimiter + " \n\t"):
+        warnings += ("the file has no text",)
+    elif not any(s.kind == "rows" for s in sections):
+        warnings += ("the CSV has a header row but no data rows",)
+    return ParsedDocument(path=path, kind="csv", pages=(page,), sections=tuple(sections), warnings=warnings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from kotae.ingest.clean import clean_plain_text
-from kotae.ingest.encoding import decode_text
+from kotae.ingest.encoding import decode_lenient
 from kotae.ingest.headings import Heading, classify_lines
 from kotae.ingest.layout import sections_from_lines
 from kotae.ingest.registry import register
@@ -61,11 +61,12 @@ def markdown_headings(lines: list[str]) -> list[Heading | None]:
 
 
 def _read(path: str, data: bytes, kind: str) -> ParsedDocument:
-    text = clean_plain_text(decode_text(path, data)).strip("\n")
+    decoded, notes = decode_lenient(path, data)
+    text = clean_plain_text(decoded).strip("\n")
     classify = markdown_headings if kind == "markdown" else classify_lines
     sections = sections_from_lines([text], classify)
     title = next((s.heading[0] for s in sections if s.heading), "") if kind == "markdown" else ""
-    warnings = () if text.strip() else ("the file has no text",)
+    warnings = notes if text.strip() else (*notes, "the file has no text")
     return ParsedDocument(
         path=path, kind=kind, pages=(text,), sections=tuple(sections), warnings=warnings, title=title
     )

@@ -16,7 +16,7 @@ from fastapi.security import APIKeyHeader
 from fastapi.staticfiles import StaticFiles
 
 from kotae import __version__
-from kotae.facade import Kotae
+from kotae.facade import Kotae, supported_types
 from kotae.server import documents, errors, query
 from kotae.server.context import AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, Guard
@@ -93,7 +93,8 @@ def documented_key(_: Annotated[str | None, Security(_KEY_SCHEME)]) -> None:
 def _page(needs_key: bool, max_upload_mb: float) -> str:
     html = (WEB / "index.html").read_text(encoding="utf-8")
     return (html.replace("{{needs_key}}", "true" if needs_key else "false")
-                .replace("{{max_upload_mb}}", f"{max_upload_mb:g}"))
+                .replace("{{max_upload_mb}}", f"{max_upload_mb:g}")
+                .replace("{{accept}}", ",".join(supported_types())))  # the reader registry decides the picker
 
 
 def _resume(ctx: Context) -> None:

@@ -11,7 +11,7 @@ from kotae.errors import NotFound
 from kotae.server import uploads
 from kotae.server.context import Context
 from kotae.server.errors import ApiError, ErrorOut
-from kotae.server.schemas import DeletedOut, DocumentOut, UploadOut
+from kotae.server.schemas import DeletedOut, DocumentOut, PageTextOut, UploadOut
 from kotae.server.worker import Job
 from kotae.types import DocumentInfo
 
@@ -113,6 +113,21 @@ def router(ctx: Context) -> APIRouter:
         png, boxes = image.png, image.highlights
         return Response(png, media_type="image/png",
                         headers={"X-Kotae-Highlights": str(boxes), "Cache-Control": "private, max-age=300"})
+
+    @r.get("/documents/{doc_id}/pages/{page}/text", response_model=PageTextOut, responses=_ERRORS)
+    def page_text(doc_id: str, page: int,
+                  highlight: Annotated[str, Query(description="chunk ids to mark, comma-separated")] = "",
+                  ) -> PageTextOut:
+        """A page as the text the index read from it, with the passages of the given chunks as offsets: the
+        view of documents without a page renderer (DOCX, XLSX, PPTX, CSV, text, HTML)."""
+        ids = [c for c in dict.fromkeys(highlight.split(",")) if c.strip()][:MAX_HIGHLIGHTS]
+        try:
+            found = ctx.kotae.page_text(doc_id, page, ids)
+        except NotFound as e:
+            raise ApiError(404, e.code, str(e)) from e
+        d = found.document
+        return PageTextOut(id=d.id, file=d.file, kind=d.kind, page=page, text=found.text,
+                           highlights=[list(h) for h in found.highlights])  # type: ignore[misc]
 
     return r
 

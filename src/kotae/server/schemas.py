@@ -16,7 +16,7 @@ class Filters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     file: str | None = Field(None, description='glob on the file name or path, e.g. "*.pdf"')
-    kind: str | None = Field(None, description="pdf, docx, csv, text, markdown, html")
+    kind: str | None = Field(None, description="pdf, docx, xlsx, pptx, csv, text, markdown, html, image")
     lang: str | None = Field(None, description="ja, en, mixed, other")
     tags: list[str] = Field(default_factory=list, description="documents with all of these tags")
     since: str | None = Field(None, description="indexed at or after (ISO date)")
@@ -81,6 +81,17 @@ class DocumentOut(BaseModel):
 
 class UploadOut(DocumentOut):
     already_indexed: bool = Field(False, description="the same content was already in the index")
+
+
+class PageTextOut(BaseModel):
+    """A page as the text the index holds: what the UI shows for kinds without page images."""
+
+    id: str
+    file: str
+    kind: str
+    page: int
+    text: str
+    highlights: list[tuple[int, int]] = Field(description="[start, end) character offsets of the marked passages")
 
 
 class DeletedOut(BaseModel):

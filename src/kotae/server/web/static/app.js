@@ -32,6 +32,12 @@ async function api(path, opts) {
   return res.json();
 }
 
+// how a page is named in a citation, as kotae.types.page_label names it
+function pageLabel(file, page) {
+  const ext = String(file || "").toLowerCase().split(".").pop();
+  return ({ xlsx: "sheet ", xlsm: "sheet ", pptx: "slide " }[ext] || "p.") + page;
+}
+
 function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
@@ -188,7 +194,7 @@ function renderFinal(a) {
       || a.notices.find((n) => n.startsWith("not found")) || "";
   }
   $("#sources").innerHTML = a.sources.map((s) => `
-    <li><button type="button" class="src" data-n="${s.n}">[${s.n}] ${esc(s.file)} p.${s.page}${ocrBadge(s)}${s.heading ? " › " + esc(s.heading) : ""}</button></li>`).join("");
+    <li><button type="button" class="src" data-n="${s.n}">[${s.n}] ${esc(s.file)} ${pageLabel(s.file, s.page)}${ocrBadge(s)}${s.heading ? " › " + esc(s.heading) : ""}</button></li>`).join("");
   const total = a.timings_ms && a.timings_ms.total;
   $("#notices").textContent = [...a.notices, total ? `${Math.round(total)} ms · ${a.mode}` : a.mode].join(" · ");
   $("#status").textContent = "";
@@ -280,8 +286,15 @@ async function openSource(source, hit) {
   if (!docId) { note.textContent = ""; return; }
   note.textContent = "ページを表示中… / Loading the page…";
   const url = `/documents/${encodeURIComponent(docId)}/pages/${s.page}.png?highlight=${encodeURIComponent(chunkId)}`;
+  const text = $("#src-text");
+  text.hidden = true;
+  text.textContent = "";
   try {
     const res = await fetch(url, { headers: headers() });
+    if (res.status === 404 && (await res.clone().json().catch(() => ({}))).error?.code === "no_page_image") {
+      await showPageText(docId, s.page, chunkId);
+      return;
+    }
     if (!res.ok) throw new Error(await errorOf(res));
     img.dataset.highlights = res.headers.get("X-Kotae-Highlights") || "0";
     imageUrl = URL.createObjectURL(await res.blob());
@@ -291,6 +304,27 @@ async function openSource(source, hit) {
   } catch (e) {
     note.textContent = e.message;
   }
+}
+
+// Kinds without a page renderer (DOCX, XLSX, PPTX, CSV, text, HTML): the page's text as indexed, passage marked.
+async function showPageText(docId, page, chunkId) {
+  const note = $("#src-image-note");
+  const box = $("#src-text");
+  const res = await fetch(`/documents/${encodeURIComponent(docId)}/pages/${page}/text?highlight=${encodeURIComponent(chunkId)}`,
+    { headers: headers() });
+  if (!res.ok) { note.textContent = await errorOf(res); return; }
+  const data = await res.json();
+  let html = "", at = 0;
+  for (const [a, b] of data.highlights) {
+    html += esc(data.text.slice(at, a)) + "<mark>" + esc(data.text.slice(a, b)) + "</mark>";
+    at = b;
+  }
+  box.innerHTML = html + esc(data.text.slice(at));
+  box.hidden = false;
+  note.textContent = "この形式はページ画像を作れないため、読み取った本文を表示しています / "
+    + "No page renderer for this type: the page's text as kotae read it is shown";
+  const mark = box.querySelector("mark");
+  if (mark) mark.scrollIntoView({ block: "center" });
 }
 
 function openNumbered(n) {
