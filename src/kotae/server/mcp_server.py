@@ -5,16 +5,18 @@ the server's API key). Every tool takes an optional `collection` (today only the
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kotae import __version__
-from kotae.errors import NotFound
+from kotae.errors import KotaeError, NotFound
 from kotae.facade import Kotae, SearchResult
 from kotae.server.context import AnswerStream
 from kotae.server.errors import error_response
@@ -38,8 +40,8 @@ def build(door: Door) -> MCPServer:
     def search(query: str, top_k: int = 5, collection: str | None = None) -> dict[str, Any]:
         """Search the documents: the ranked passages (chunk_id, file, page, heading, text, scores) and the
         gate's decision whether they hold an answer."""
-        result = door(collection)[0].search(query, top_k=max(1, min(top_k, 50)))
-        return retrieval(result)
+        with told():
+            return retrieval(door(collection)[0].search(query, top_k=max(1, min(top_k, 50))))
 
     @server.tool()
     def ask(question: str, collection: str | None = None) -> dict[str, Any]:
@@ -47,31 +49,43 @@ def build(door: Door) -> MCPServer:
         page, heading, passage, ids), and whether the documents answer it at all (found_in_docs false: the
         answer is 「わからない」/"I don't know" and `reason` says why)."""
         result: SearchResult | None = None
-        for kind, payload in door(collection)[1](question):
-            if kind == "retrieval" and isinstance(payload, SearchResult):
-                result = payload
-            elif kind == "answer" and isinstance(payload, Answer):
-                return {"answer": payload.answer, "sources_text": sources_text(payload.sources, question).strip(),
-                        "citations": citations(payload.sources), **decision(payload, result)}
+        with told():
+            for kind, payload in door(collection)[1](question):
+                if kind == "retrieval" and isinstance(payload, SearchResult):
+                    result = payload
+                elif kind == "answer" and isinstance(payload, Answer):
+                    return {"answer": payload.answer, "sources_text": sources_text(payload.sources, question).strip(),
+                            "citations": citations(payload.sources), **decision(payload, result)}
         raise RuntimeError("the answer stream ended without an answer")
 
     @server.tool()
     def list_documents(collection: str | None = None) -> dict[str, Any]:
         """The indexed documents: id, file, kind, pages, chunks, language, when indexed."""
-        docs = door(collection)[0].documents()
+        with told():
+            docs = door(collection)[0].documents()
         return {"documents": [{"id": d.id, "file": d.file, "kind": d.kind, "pages": d.pages, "chunks": d.chunks,
                                "lang": d.lang, "indexed_at": d.indexed_at, "tags": list(d.tags)} for d in docs]}
 
     @server.tool()
     def get_passage(chunk_id: str, collection: str | None = None) -> dict[str, Any]:
         """One passage in full by its chunk_id (as `search` and `ask` citations name it), with where it is."""
-        c = door(collection)[0].passage(chunk_id)
-        if c is None:
-            raise NotFound(f"no passage {chunk_id} in the index; take a chunk_id from search or ask")
+        with told():
+            c = door(collection)[0].passage(chunk_id)
+            if c is None:
+                raise NotFound(f"no passage {chunk_id} in the index; take a chunk_id from search or ask")
         return {"chunk_id": c.id, "doc_id": c.doc_id, "file": c.file, "page": c.page,
                 "heading": " › ".join(c.heading) or None, "anchor": c.anchor, "text": c.text, "ocr": c.ocr}
 
     return server
+
+
+@contextmanager
+def told() -> Iterator[None]:
+    """kotae's own errors reach the client with their message (the SDK hides an unforeseen exception's)."""
+    try:
+        yield
+    except KotaeError as e:
+        raise ToolError(str(e)) from e
 
 
 def http_routes(server: MCPServer, path: str = "/mcp") -> list[BaseRoute]:
