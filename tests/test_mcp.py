@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -15,7 +13,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import ROOT, FakeEmbedder
+from conftest import FakeEmbedder
+from fake_plugin import fake_embedder_env
 from kotae import Kotae
 from kotae.server import create_app, serve_in_thread
 from kotae.store import open_store
@@ -99,16 +98,6 @@ def test_a_browser_page_from_elsewhere_is_refused(url):
     assert r.status_code == 403 and "does not answer pages from http://evil.example" in r.json()["error"]["message"]
 
 
-def fake_embedder_plugin(site: Path) -> str:
-    """A folder that, on the path, installs conftest's FakeEmbedder as a kotae plug-in (an entry point in the
-    group "kotae"), so a kotae subprocess embeds like this test does without loading the real model."""
-    info = site / "kotae_test_fake-0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kotae-test-fake\nVersion: 0\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[kotae]\nfake = conftest\n", encoding="utf-8")
-    return os.pathsep.join([os.path.join(ROOT, "src"), os.path.join(ROOT, "tests"), str(site)])
-
-
 def test_kotae_mcp_over_stdio(tmp_path):
     """`kotae mcp` as Claude Desktop runs it: a subprocess speaking MCP on its stdin and stdout."""
     (tmp_path / "docs").mkdir()
@@ -116,7 +105,7 @@ def test_kotae_mcp_over_stdio(tmp_path):
     with Kotae(open_store(str(tmp_path / "index")), FakeEmbedder()) as k:
         k.index([str(tmp_path / "docs")])
     params = StdioServerParameters(command=sys.executable, args=["-m", "kotae", "--index", str(tmp_path / "index"), "mcp"],
-                                   env={"PYTHONPATH": fake_embedder_plugin(tmp_path / "site"), "OPENBLAS_NUM_THREADS": "1"})
+                                   env=fake_embedder_env(tmp_path / "site"))
 
     async def run() -> dict[str, Any]:
         async with Client(params, read_timeout_seconds=120) as client:

@@ -119,3 +119,42 @@ def test_a_deleted_folder_takes_its_documents_with_it(watched):
         f.unlink()
     (folder / "sub").rmdir()
     wait_for(lambda: set(files(k)) == {"salary.md", "new.md"})
+
+
+def test_kotae_serve_watch_indexes_what_lands_in_the_folder(tmp_path):
+    """`kotae serve --watch DIR` for real: a subprocess (FakeEmbedder as a plug-in) and the HTTP API."""
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    from fake_plugin import fake_embedder_env
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "salary.md").write_text("# Salary\n\nSalaries are paid on the 25th of each month.\n", encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "kotae", "--index", str(tmp_path / "index"), "--model", "fake", "serve",
+           "--port", str(port), "--watch", str(folder)]
+    proc = subprocess.Popen(cmd, env=fake_embedder_env(tmp_path / "site"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        def names() -> set[str] | None:
+            try:
+                return {d["file"] for d in httpx.get(f"http://127.0.0.1:{port}/documents").json()}
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.communicate()[1]
+                return None
+
+        wait_for(lambda: names() == {"salary.md"})  # the initial scan
+        (folder / "leave.md").write_text("# Leave\n\nTwenty days of paid leave per year.\n", encoding="utf-8")
+        wait_for(lambda: names() == {"salary.md", "leave.md"})
+        (folder / "salary.md").unlink()
+        wait_for(lambda: names() == {"leave.md"})
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert "kotae watch: indexed leave.md" in err and "kotae watch: removed salary.md" in err

@@ -13,7 +13,10 @@ from collections.abc import Sequence
 
 from kotae.search.analyze import words
 
-FEW = 2  # a question with at most this many content words of its own leans on the turn before it
+FEW = 2  # a question with at most this many content words of its own leans on the turn before it...
+# ...unless it asks with a question word ("when", 「いくら」) and has at least two ("出張の日当はいくらですか")
+_ASKING = re.compile(r"\b(when|what|how|where|who|whom|which|why)\b|いつ|いくら|いくつ|何|なに|なん|どこ|どれ|どの|どう|"
+                     r"どちら|誰|だれ|なぜ", re.IGNORECASE)
 REFERRING = frozenset({
     "it", "its", "that", "this", "these", "those", "they", "them", "their", "there", "same", "such",
     "それ", "その", "これ", "この", "あれ", "あの", "そちら", "こちら", "そこ", "ここ", "そう", "同じ", "そういう",
@@ -34,13 +37,13 @@ def content_words(text: str) -> list[str]:
 
 def is_elliptical(question: str) -> bool:
     """Does `question` lean on an earlier turn: a follow-up opener ("and…", 「では…」), a referring word
-    ("it", 「それ」), or at most FEW content words of its own."""
+    ("it", 「それ」), or few content words of its own (at most FEW; one, when it asks with a question word)."""
     norm = unicodedata.normalize("NFKC", question)
     if _OPENER.search(norm):
         return True
     if any(surface.lower() in REFERRING for surface, _ in words(norm)):
         return True
-    return len(content_words(norm)) <= FEW
+    return len(content_words(norm)) <= (FEW - 1 if _ASKING.search(norm) else FEW)
 
 
 def retrieval_question(turns: Sequence[str]) -> str:
