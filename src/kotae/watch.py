@@ -4,7 +4,7 @@ At the start, what is missing or changed is indexed and documents whose files ar
 file events (watchfiles, grouped over `debounce_ms` so a burst of saves is one batch) are applied: a new or
 changed supported file is indexed, a deleted one (or a deleted folder's files) removed, a rename is both.
 A file that cannot be read is reported and skipped, and the watch goes on; unsupported files are ignored
-with a log line. `plan` is the pure core; `Watcher` is the I/O around it.
+with a log line (hidden files silently). `plan` is the pure core; `Watcher` is the I/O around it.
 """
 from __future__ import annotations
 
@@ -34,15 +34,15 @@ class Plan:
 def plan(paths: Iterable[str], exists: Callable[[str], bool], is_dir: Callable[[str], bool],
          roots: Sequence[str] = ()) -> Plan:
     """Decide from the paths a batch touched and their state now (not the event kinds, which a burst can
-    reorder): an existing supported file is indexed, a path that is gone is removed, a hidden or
-    unsupported file is ignored. Folders that exist are left to their files' own events."""
+    reorder): an existing supported file is indexed, a path that is gone is removed, an unsupported file is
+    ignored (and said so); hidden files and folders that exist are left alone."""
     out = Plan()
     for path in sorted(set(paths)):
         if not exists(path):
             out.remove.append(path)
-        elif is_dir(path):
+        elif is_dir(path) or hidden(path, roots):  # folders: their files' events; swap files, .git: unsaid
             continue
-        elif hidden(path, roots) or not is_supported(path):
+        elif not is_supported(path):
             out.ignored.append(path)
         else:
             out.index.append(path)
