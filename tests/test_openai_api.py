@@ -120,5 +120,7 @@ def test_errors_come_as_openai_client_exceptions(url, client):
         openai.OpenAI(base_url=f"{url}/v1", api_key="guess", max_retries=0).models.list()
     with pytest.raises(openai.NotFoundError, match='no collection "gpt-4o"'):
         client.chat.completions.create(model="gpt-4o", messages=SALARY)
+    with pytest.raises(openai.BadRequestError, match="2001 characters, over the 2000 a question may have"):
+        client.chat.completions.create(model="kotae", messages=[{"role": "user", "content": "x" * 2001}])
     with pytest.raises(openai.BadRequestError, match="messages hold no user message"):
         client.chat.completions.create(model="kotae", messages=[{"role": "system", "content": "hi"}])

@@ -28,6 +28,7 @@ from kotae.server.replies import citations, decision, sources_text
 from kotae.types import Answer
 
 log = logging.getLogger("kotae.server")
+MAX_QUESTION = 2000  # characters, as POST /query allows
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (400, 401, 404, 413, 422)}
 
 
@@ -69,6 +70,9 @@ def router(ctx: Context) -> APIRouter:
         if not turns:
             raise ApiError(400, "bad_request", "messages hold no user message with text; "
                                                'send at least {"role": "user", "content": "QUESTION"}')
+        if len(turns[-1]) > MAX_QUESTION:
+            raise ApiError(400, "bad_request", f"the last user message is {len(turns[-1])} characters, over the "
+                                               f"{MAX_QUESTION} a question may have; ask a shorter question")
         _, answer_stream = ctx.door(body.model)
         query = retrieval_question(turns)
         events = answer_stream(query)
