@@ -39,6 +39,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from kotae.watch import Watcher
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="kotae watch: %(message)s")
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # its "N changes detected" says nothing kotae's lines don't
     with open_index(args, create=True) as k:
         watcher = Watcher(k, args.dirs)
         print(f"kotae: watching {', '.join(args.dirs)} into {k.location} (Ctrl-C to stop)", file=sys.stderr,
