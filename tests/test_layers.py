@@ -80,10 +80,11 @@ def test_eval_reaches_only_the_door_types_config_errors_and_plugins():
     assert broken(["kotae.eval"], door) == []
 
 
-def test_the_cli_and_the_server_go_through_the_door():
+def test_the_cli_the_server_and_the_watcher_go_through_the_door():
     door = ["kotae.types", "kotae.config", "kotae.errors", "kotae.plugins", "kotae.facade", "kotae.progress"]
     assert broken(["kotae.server"], door) == []
-    assert broken(["kotae.cli"], [*door, "kotae.eval", "kotae.server"]) == []
+    assert broken(["kotae.watch"], door) == []
+    assert broken(["kotae.cli"], [*door, "kotae.eval", "kotae.server", "kotae.watch"]) == []
 
 
 def test_the_lower_floors_never_reach_up():

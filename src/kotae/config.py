@@ -204,7 +204,8 @@ class JudgeSettings:
 class ServerSettings:
     host: str = _opt("127.0.0.1", "address to listen on", flag="--host")
     port: int = _opt(8000, "port", flag="--port")
-    api_key: str | None = _opt(None, "require this key in the X-API-Key header on every route but /health",
+    api_key: str | None = _opt(None, "require this key (X-API-Key header, or Authorization: Bearer) on every "
+                                     "route but /health",
                                flag="--api-key", env="KOTAE_API_KEY", secret=True, in_file=False)
     cors_origins: tuple[str, ...] = _opt((), "allow browser calls from these origins", flag="--cors-origin")
     max_upload_mb: float = _opt(50.0, "largest upload in MB", flag="--max-upload-mb")

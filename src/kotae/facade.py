@@ -22,10 +22,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Self
 
 from kotae.answer.ask import ask_stream
+from kotae.answer.followup import retrieval_question
 from kotae.answer.llm import LLM, LLMError, get_llm
 from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
+from kotae.ingest.detect import is_supported
 from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
 from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
 from kotae.pipeline import discover as _discover
@@ -37,7 +39,7 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks", "supported_types"]
+__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "supported_types"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -190,6 +192,14 @@ class Kotae:
         with self._lazy:
             self.embedder, self._searcher = embedder, None
         return n
+
+    def passage(self, chunk_id: str) -> Chunk | None:
+        """The stored chunk with id `chunk_id` (as sources and search hits name it), or None."""
+        rowids_of = getattr(self.store, "rowids_of", None)  # both built-in stores have it
+        rows = rowids_of([chunk_id]) if rowids_of is not None else {}
+        if chunk_id not in rows:
+            return None
+        return self.store.chunks([rows[chunk_id]]).get(rows[chunk_id])
 
     @staticmethod
     def id_for(path: str) -> str:

@@ -1,7 +1,7 @@
 """The command line: parse input, call the library through `Kotae`, turn errors into one line and an exit code.
 
     kotae index DOCS · list · remove FILE · ask QUESTION · repl · chunks DOCS · reembed · migrate
-    kotae calibrate GOLDEN · config show · eval run|beir|compare|sweep · serve
+    kotae calibrate GOLDEN · config show · eval run|beir|compare|sweep · serve [--watch DIR] · mcp · watch DIR
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kotae.cli import ask, docs, eval, serve
+    from kotae.cli import ask, docs, doors, eval, serve
     from kotae.cli.args import global_options
 
     p = argparse.ArgumentParser(prog="kotae", description="Answers only from your documents, with citations.",
@@ -43,5 +43,6 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_commands(sub, command)
     eval.add_commands(sub, command)
     serve.add_commands(sub, command)
+    doors.add_commands(sub, command)
     return p
 

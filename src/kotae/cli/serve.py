@@ -16,6 +16,8 @@ SERVER_KEYS = ("server.host", "server.port", "server.api_key", "server.cors_orig
 def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argparse.ArgumentParser]) -> None:  # type: ignore[type-arg]
     c = command(sub, "serve", help="serve the HTTP API and the web UI")
     add_settings(c, *SERVER_KEYS, "search.reranker")
+    c.add_argument("--watch", action="append", default=[], metavar="DIR",
+                   help="index this folder and keep the index in step with its files (repeatable)")
     add_settings(c.add_argument_group("chunking of uploads (default: the index's own)"), *CHUNK_KEYS)
     add_settings(c.add_argument_group("LLM answers (default: extractive, no LLM)"), *LLM_KEYS)
     c.set_defaults(run=cmd_serve)
@@ -42,8 +44,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb)
         host, port = s.server.host, s.server.port
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-        print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs; Ctrl-C to stop)", flush=True)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs, OpenAI-compatible API: /v1, "
+              f"MCP: /mcp; Ctrl-C to stop)", flush=True)
+        watcher = _watch(k, args.watch)
+        try:
+            uvicorn.run(app, host=host, port=port, log_level="info")
+        finally:
+            if watcher is not None:
+                watcher.stop()
     finally:
         k.close()
     return 0
+
+
+def _watch(k, dirs: list[str]):  # type: ignore[no-untyped-def]
+    """A started watcher of `dirs` (None when there are none); its log lines go to stderr."""
+    if not dirs:
+        return None
+    import logging
+    import sys
+
+    from kotae.watch import Watcher
+
+    watcher = Watcher(k, dirs)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("kotae watch: %(message)s"))
+    logger = logging.getLogger("kotae.watch")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    watcher.start()
+    return watcher

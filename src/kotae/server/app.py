@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 
 from kotae import __version__
 from kotae.facade import Kotae, supported_types
-from kotae.server import documents, errors, query
+from kotae.server import documents, errors, mcp_server, openai_api, query
 from kotae.server.context import AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, Guard
 from kotae.server.schemas import HealthOut
@@ -42,11 +42,14 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     ctx = Context(kotae=kotae, worker=IndexWorker(kotae), answer_stream=answer_stream or kotae.ask_stream,
                   upload_dir=os.path.abspath(upload_dir), max_upload_bytes=max_upload)
 
+    mcp = mcp_server.build(ctx.door)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         _resume(ctx)
         ctx.worker.start()
-        yield
+        async with mcp.session_manager.run():
+            yield
         ctx.worker.stop()
 
     app = FastAPI(title="kotae", version=__version__,
@@ -57,6 +60,8 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     errors.install(app)
     app.include_router(documents.router(ctx), dependencies=[Security(documented_key)])
     app.include_router(query.router(ctx), dependencies=[Security(documented_key)])
+    app.include_router(openai_api.router(ctx), dependencies=[Security(documented_key)])
+    app.router.routes.extend(mcp_server.http_routes(mcp))  # MCP over streamable HTTP at /mcp
 
     @app.get("/health", response_model=HealthOut, tags=["meta"])
     def health() -> HealthOut:
@@ -73,6 +78,7 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
         return HTMLResponse(page)
 
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
+    app.add_middleware(mcp_server.Origins, allowed=tuple(cors_origins))
     # Last added runs first: CORS answers preflights and decorates even the Guard's 401 and 413.
     app.add_middleware(Guard, api_key=api_key, upload_limit=max_upload + FORM_OVERHEAD,
                        body_limit=QUERY_BODY_LIMIT)

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kotae.errors import ConfigError, DocumentError, KotaeError, UnsupportedType
+from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound, UnsupportedType
 
 log = logging.getLogger("kotae.server")
 
@@ -56,6 +56,8 @@ def status_of(e: KotaeError) -> tuple[int, str]:
         return 422, "unreadable_document"
     if isinstance(e, ConfigError):
         return 400, "bad_request"
+    if isinstance(e, NotFound):
+        return 404, e.code
     return 500, "internal_error"
 
 

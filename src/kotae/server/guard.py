@@ -1,5 +1,7 @@
 """The gate every request passes before any body is read: the API key, then the body size limit.
 
+The key comes in the X-API-Key header, or as `Authorization: Bearer KEY` (what OpenAI and MCP clients send).
+
 Both checks run in front of the routes so an unauthorised or oversized upload is refused before it is
 spooled to disk; the body limit is enforced on the bytes as they arrive (a missing or false
 Content-Length does not get past it).
@@ -18,6 +20,12 @@ API_KEY_HEADER = "X-API-Key"
 PUBLIC = ("/health", "/", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json", "/favicon.ico")
 PUBLIC_PREFIXES = ("/static/",)
 DRAIN = 16 * 1024 * 1024  # bytes of a refused body read and dropped so the client sees the 413
+
+
+def bearer(authorization: str) -> str:
+    """The token of an `Authorization: Bearer TOKEN` header (how OpenAI and MCP clients send a key), else ""."""
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 def is_public(path: str) -> bool:
@@ -40,10 +48,11 @@ class Guard:
         path: str = scope["path"]
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         if self.api_key and not is_public(path):
-            given = headers.get(API_KEY_HEADER.lower(), "")
+            given = headers.get(API_KEY_HEADER.lower(), "") or bearer(headers.get("authorization", ""))
             if not secrets.compare_digest(given.encode(), self.api_key.encode()):
                 why = "wrong API key" if given else "missing API key"
-                await error_response(401, "unauthorized", f"{why}; send it in the {API_KEY_HEADER} header",
+                await error_response(401, "unauthorized", f"{why}; send it in the {API_KEY_HEADER} header "
+                                     "or as Authorization: Bearer KEY",
                                      {"WWW-Authenticate": API_KEY_HEADER})(scope, receive, send)
                 return
         upload = path == "/documents" and scope["method"] == "POST"
