@@ -62,7 +62,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--label", default="", help="suffix of the result files (compare two trees side by side)")
     args = ap.parse_args()
-    items = [json.loads(line) for line in open(GOLDEN, encoding="utf-8") if line.strip()]
+    with open(GOLDEN, encoding="utf-8") as f:
+        items = [json.loads(line) for line in f if line.strip()]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         docs = os.path.join(tmp, "docs")

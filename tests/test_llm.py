@@ -92,7 +92,7 @@ def test_cited_answer_keeps_only_cited_sources_renumbered_and_the_prompt_is_as_d
     assert "Expenses" not in headings(a.also_retrieved) and "Remote work" not in headings(a.also_retrieved)
     assert [s.n for s in a.also_retrieved] == list(range(3, 3 + len(a.also_retrieved)))
     assert a.citations == {"sentences": 2, "valid": 2, "invalid": 0, "unsupported": 0, "weak": 0, "attached": 0,
-                           "pruned": 0}
+                           "pruned": 0, "numbers_unsupported": 0}
     assert a.timings_ms["generate"] > 0 and a.timings_ms["verify"] >= 0
     d = a.to_dict()
     assert d["citations"]["valid"] == 2 and d["also_retrieved"][0]["n"] == 3
@@ -120,7 +120,7 @@ def test_hallucinated_source_number_is_removed_and_counted(server, searcher):
     a = ask(REMOTE_Q, searcher, llm=llm_for(server))
     assert a.answer == f"{REMOTE}.[1] Managers approve it."
     assert a.citations == {"sentences": 2, "valid": 1, "invalid": 2, "unsupported": 1, "weak": 0, "attached": 0,
-                           "pruned": 0}
+                           "pruned": 0, "numbers_unsupported": 0}
     assert a.notices == ("removed 2 citation(s) to sources that do not exist",
                          "1 sentence(s) cite no source: unsupported")
     assert headings(a.sources) == ["Remote work"]
@@ -141,6 +141,9 @@ def test_weak_support_is_flagged_when_a_number_is_changed(server, searcher):
     a = ask(REMOTE_Q, searcher, llm=llm_for(server))
     assert a.citations["weak"] == 1 and a.found_in_docs
     assert "1 sentence(s) are only weakly supported by the passage they cite" in a.notices
+    # the figure the passage does not give is named
+    assert a.citations["numbers_unsupported"] == 1
+    assert "check the figures: 4 appear in none of the cited passages" in a.notices
 
 
 def test_invented_answer_falls_back_to_the_extractive_answer(server, searcher):

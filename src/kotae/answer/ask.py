@@ -12,8 +12,8 @@ from dataclasses import replace
 from kotae.answer import checks, complete, extractive
 from kotae.answer.llm import LLM, LLMError
 from kotae.answer.prompt import dont_know, hyde_messages
-from kotae.embed.base import Embedder
 from kotae.chunking import detect_lang
+from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
 from kotae.search.gate import ASKING, absent_terms
 from kotae.search.searcher import Searcher, SearchResult

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
-__all__ = ["TYPES", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts"]
+__all__ = ["TYPES", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts", "unsupported_numbers"]
 
 _DIGIT = r"[0-9０-９]"
 _KANJI_NUM = r"[一二三四五六七八九十百千万半両毎]"
@@ -155,3 +156,21 @@ def blank_field(sentence: str) -> str | None:
         return None
     label = m.group("label").strip()
     return label or None
+
+
+_NUMBER = re.compile(r"\d+(?:[,.]\d+)*")
+_MARKER = re.compile(r"\[\d+(?:\s*[,、]\s*\d+)*\]")
+
+
+def _numbers(text: str) -> list[str]:
+    t = _MARKER.sub(" ", unicodedata.normalize("NFKC", text))
+    return [n.replace(",", "") for n in _NUMBER.findall(t)]
+
+
+def unsupported_numbers(answer: str, passages: Sequence[str], question: str = "") -> list[str]:
+    """The numbers of a generated `answer` (citation markers aside) that neither its cited `passages` nor the
+    question contain: an LLM's figure the evidence does not give."""
+    known = set(_numbers(question))
+    for p in passages:
+        known.update(_numbers(p))
+    return list(dict.fromkeys(n for n in _numbers(answer) if n not in known))

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from kotae.answer import budget, citations, prompt
+from kotae.answer import budget, checks, citations, prompt
 from kotae.answer.extractive import excerpt, unwrap
 from kotae.answer.llm import LLM, LLMError
 from kotae.chunking import detect_lang
@@ -69,11 +69,15 @@ def llm_answer(question: str, result: SearchResult, searcher: Searcher, llm: LLM
         raise LLMError(f"the LLM's answer cites none of the sources and matches none of them ({raw[:60]!r})")
     notes += _notices(v)
     sources = tuple(Source(n, used[old - 1], excerpt(used[old - 1].chunk.text)) for n, old in enumerate(v.order, 1))
+    strange = checks.unsupported_numbers(v.text, [s.hit.chunk.text for s in sources], question)
+    counts = {**v.counts, "numbers_unsupported": len(strange)}
+    if strange:
+        notes.append(f"check the figures: {', '.join(strange)} appear in none of the cited passages")
     cited = {id(h) for h in (used[o - 1] for o in v.order)}
     rest = _numbered([h for h in hits if id(h) not in cited], len(sources) + 1)
     timings["total"] = _ms(t0)
     yield "answer", Answer(question, v.text, True, "llm", sources, timings, version, tuple(notes), rest,
-                           v.counts)
+                           counts)
 
 
 def _count(llm: LLM, searcher: Searcher) -> budget.Count:

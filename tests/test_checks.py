@@ -1,0 +1,134 @@
+"""Answers that contain what was asked: question kinds, parts, blank form values, partial answers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import FakeEmbedder
+
+from kotae import Kotae
+from kotae.answer import checks
+from kotae.answer.complete import answer_part, compose
+from kotae.answer.extractive import Candidate
+from kotae.config import load_settings
+from kotae.search.analyze import analyze
+from kotae.store import open_store
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("時間外労働の割増率は？", "percent"), ("入館証の再発行にいくらかかりますか", "money"),
+    ("社員食堂は何時から開いていますか", "time"), ("在宅勤務は週何日まで？", "number"),
+    ("賞与はいつ支給されますか", "date"), ("How much is the deposit?", "money"),
+    ("What percentage of salary is paid?", "percent"), ("How many days of annual leave do I get?", "number"),
+    ("When is the annual review?", "date"), ("What are the company's values?", None),
+    ("How much notice do I need to give?", "number"),
+])
+def test_the_kind_of_expression_a_question_asks_for(question, kind):
+    assert checks.asked_type(question) == kind
+
+
+def test_an_expression_of_the_asked_kind_and_counter():
+    assert checks.holds("再発行手数料は1,000円です。", "money")
+    assert not checks.holds("1か月定期乗車券の額を支給する。", "money")
+    assert checks.holds("時間外労働 25%", "percent") and checks.holds("The fee is free of charge", "money")
+    assert checks.holds("午前9時から午後6時まで", "time") and not checks.holds("速やかに届け出る", "time")
+    assert checks.asked_unit("何か月分もらえる？") == "か月分"
+    assert checks.holds("基本給の2ヶ月分を支給する", "number", "か月分")
+    assert not checks.holds("7月支給分については前年10月1日から", "number", "か月分")
+    assert checks.holds("定員は5名です", "number", "人")
+
+
+def test_a_question_that_asks_two_things_has_two_parts():
+    assert checks.parts("社員食堂って何時から開いてる？今週のメニューも知りたい。") == [
+        "社員食堂って何時から開いてる？", "今週のメニューも知りたい。"]
+    assert checks.parts("通勤手当申請書はいつまでに出せばいい？あと、承認者は誰になってる？") == [
+        "通勤手当申請書はいつまでに出せばいい？", "承認者は誰になってる？"]
+    assert checks.parts("What's the per diem for overseas trips, and how much is it for domestic trips?") == [
+        "What's the per diem for overseas trips", "how much is it for domestic trips?"]
+    assert checks.parts("会社の休日って何がある？全部挙げて。") == ["会社の休日って何がある？全部挙げて。"]  # an aside
+    assert checks.parts("残業、休日出勤、深夜の仕事、それぞれ割増率はどうなってる？") == [
+        "残業、休日出勤、深夜の仕事、それぞれ割増率はどうなってる？"]
+
+
+@pytest.mark.parametrize(("line", "label"), [
+    ("- 支給額：　月額　　　　円", "支給額"), ("- 片道の通勤距離：　　　km", "片道の通勤距離"),
+    ("- 申請日：　　年　　月　　日", "申請日"), ("- 所属：＿＿＿＿＿＿＿＿", "所属"),
+    ("- 交通手段：□ 電車　□ バス　□ その他（　　　　）", "交通手段"), ("- Asset tag no.: ________", "Asset tag no."),
+    ("- Loan start date: ____ / ____ / ______", "Loan start date"), ("- Deposit: $____", "Deposit"),
+    ("承認者：課長", None), ("申請の際は、次の書類を添付してください：", None), ("期限：3日", None),
+    ("- 交通手段：☑ 電車　□ バス", None),
+])
+def test_a_form_field_left_blank_is_recognised(line, label):
+    assert checks.blank_field(" ".join(line.split())) == label
+
+
+def _part(question, texts, scores, **kw):
+    cands = [Candidate(t, i, 0) for i, t in enumerate(texts)]
+    return answer_part(question, cands, np.array(scores), analyze(question), [analyze(t) for t in texts], **kw)
+
+
+def test_the_sentence_holding_the_asked_number_comes_first():
+    p = _part("在宅勤務は週何日まで？", ["在宅勤務の申請は所属長を通じて行う。", "在宅勤務は週2日までとする。"], [0.90, 0.88])
+    assert p.status == "answered" and p.chosen[0].text == "在宅勤務は週2日までとする。"
+
+
+def test_a_blank_field_is_reported_blank_never_as_the_value():
+    texts = ["通勤手当は1か月定期乗車券の額を支給する。", "- 支給額： 月額 円"]
+    p = _part("通勤手当申請書だと、支給額は月いくら？", texts, [1.0, 0.9])
+    assert (p.status, p.label) == ("blank", "支給額")
+    done = compose([p], "ja")
+    assert done.completeness == "blank" and done.sentences == ()
+    assert done.notes == (("「支給額」の欄は空欄です（記入用の様式で、値は書かれていません）。", 1),)
+    # a sentence giving the amount answers instead
+    given = _part("通勤手当の支給額は月いくら？", ["通勤手当の支給額は月額15,000円とする。", "- 支給額： 月額 円"], [1.0, 0.9])
+    assert given.status == "answered"
+
+
+def test_a_part_the_documents_lack_is_named_and_the_answer_is_partial():
+    texts = ["社員食堂の営業時間は11時30分から14時までです。"]
+    first = _part("社員食堂って何時から開いてる？", texts, [1.0])
+    second = _part("今週のメニューも知りたい。", texts, [0.5], first=False, absent=["メニュー", "今週"],
+                   absent_share=1.0)
+    done = compose([first, second], "ja")
+    assert done.completeness == "partial" and done.missing == ("メニュー, 今週",)
+    assert [c.text for c in done.sentences] == texts
+    assert done.notes == (("資料には「メニュー」「今週」についての記載がありません。", None),)
+    late = _part("what's the late fee?", ["Submit the form at least 3 business days before you need the item."], [1.0])
+    assert late.status == "missing"
+    assert compose([late], "en").notes == (("The documents do not answer “what's the late fee”.", None),)
+
+
+FORMS = """# Application forms
+
+## Commuting allowance rules
+
+Submit the commuting allowance form by the 10th of each month to General Affairs.
+
+## Equipment loan form
+
+- Borrower name: ____________
+- Deposit: $____
+- Approved by: ____________
+"""
+
+
+def test_ask_reports_a_blank_value_and_a_partial_answer(tmp_path):
+    (tmp_path / "forms.md").write_text(FORMS, encoding="utf-8")
+    # the gate set to answer everything: what is tested is the answer, not the refusal
+    settings = load_settings({"search.gate.min_margin": -1.0, "search.gate.min_coverage": 0.0}, env={})
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), settings) as k:
+        k.index([str(tmp_path / "forms.md")])
+        blank = k.ask("How much is the deposit for the equipment loan form?")
+        assert blank.completeness == "blank" and blank.missing == ("Deposit: blank",)
+        assert "“Deposit” is left blank in the document" in blank.answer and blank.answer.endswith("[1]")
+        partial = k.ask("When is the commuting allowance form due, and what is the late fee?")
+        assert partial.completeness == "partial", partial.answer
+        assert "by the 10th of each month" in partial.answer
+        assert partial.to_dict()["completeness"] == "partial" and partial.to_dict()["missing"]
+
+
+def test_a_generated_figure_the_cited_passages_do_not_give_is_named():
+    passages = ["時間外労働の割増率は25%（1か月60時間を超える部分は50%）とする。"]
+    assert checks.unsupported_numbers("割増率は25%です。[1] 60時間超は50%です。[1]", passages) == []
+    assert checks.unsupported_numbers("割増率は30%です。[1]", passages) == ["30"]
+    assert checks.unsupported_numbers("Claims of 12,000 yen [2] are due in 2024.", ["claims up to 12000 yen"],
+                                      question="What was due in 2024?") == []
