@@ -186,6 +186,13 @@ function renderFinal(a) {
   state.answer = a;
   renderAnswer(a.answer, a.sources);
   $("#not-found").hidden = a.found_in_docs;
+  const incomplete = a.found_in_docs && (a.completeness === "partial" || a.completeness === "blank");
+  $("#partial").hidden = !incomplete;
+  if (incomplete) {
+    $("#partial-kind").textContent = a.completeness === "blank"
+      ? "空欄 / Left blank:" : "一部のみ / Partial answer:";
+    $("#partial-missing").textContent = "資料にないもの / not in the documents — " + (a.missing || []).join(" · ");
+  }
   if (!a.found_in_docs) {
     $("#answer").innerHTML = "";
     $("#nf-query").textContent = state.question;
@@ -212,6 +219,7 @@ async function ask(ev) {
   $("#sources").innerHTML = "";
   $("#notices").textContent = "";
   $("#not-found").hidden = true;
+  $("#partial").hidden = true;
   $("#status").textContent = "検索中… / Searching…";
   $("#ask").disabled = true;
   showTab("answer");
