@@ -280,11 +280,14 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--label", default="after")
-    parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"),
+                        help="the shared data folder (from a worktree: /work/shared/data)")
     parser.add_argument("--speed-files", type=int, default=6)
     parser.add_argument("--report-only", action="store_true", help="rebuild parse.{json,md} from stored runs")
     args = parser.parse_args()
     os.makedirs(RUNS, exist_ok=True)
+    if not args.report_only and not os.path.isdir(os.path.join(args.data, "samples")):
+        parser.error(f"{args.data} has no samples/ folder; pass --data PATH_TO/shared/data")
     if not args.report_only:
         source = os.path.dirname(os.path.dirname(os.path.abspath(kotae.__file__)))
         commit = os.popen(f"git -C {source} rev-parse --short HEAD 2>/dev/null").read().strip()
