@@ -50,11 +50,11 @@ MULTI_COLUMN = ("2305.03393v1-pg9", "normal_4pages", "multi_page", "redp5110_sam
 
 # --- text normalisation and metrics (pure) -------------------------------------------------------
 _MD_RULE = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.M)
-_MD_IMAGE = re.compile(r"<!--.*?-->|!\[[^\]]*\]\([^)]*\)", re.S)
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE)
+_MD_IMAGE = re.compile(r"<!--.*?-->|!\[[^\]]*\]\([^)]*\)", re.DOTALL)
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
-_MD_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s+", re.M)
+_MD_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s+", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 
 
@@ -126,7 +126,7 @@ def f1(found: set[str], reference: set[str]) -> tuple[float, float, float]:
 
 
 _CHAPTER = re.compile(r"^(第[0-9０-９一二三四五六七八九十百]+[編章節款目条]|part|chapter|section|article|appendix)\b",
-                      re.I)
+                      re.IGNORECASE)
 
 
 def suspect(label: str) -> str | None:
@@ -176,7 +176,8 @@ def groundtruth_rows(data: str) -> list[dict[str, Any]]:
         ref_path = os.path.join(base, "groundtruth", name + ".md")
         if not os.path.exists(ref_path):
             continue
-        md = open(ref_path, encoding="utf-8").read()
+        with open(ref_path, encoding="utf-8") as f:
+            md = f.read()
         doc, seconds, error = _read(pdf)
         row: dict[str, Any] = {"file": name, "multi_column": name in MULTI_COLUMN, "seconds": round(seconds, 2)}
         if doc is None:
@@ -234,12 +235,12 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     labels = sorted(runs, key=lambda lab: (lab != "before", lab))
     first = runs[labels[0]]
     out = ["# PDF parsing: reading order, table cells, headings, speed", "",
-           "Command: `python bench/parse.py --label LABEL` (before: main's source on PYTHONPATH). "
+           ("Command: `python bench/parse.py --label LABEL` (before: main's source on PYTHONPATH). "
            "Data: ../shared/data/samples (docling groundtruth; unstructured and pdfminer PDFs), sec-10q. "
            "Edit distance: normalised Levenshtein of normalised text (markdown stripped), lower is better. "
            "Cell F1: distinct table cells of table sections vs the reference's pipe tables; "
            "in text: reference cells found anywhere in the text. Suspect headings: share of sections whose "
-           "innermost heading looks like a table cell, number line, sentence or running header.", ""]
+           "innermost heading looks like a table cell, number line, sentence or running header."), ""]
     for lab in labels:
         m = runs[lab]["machine"]
         out.append(f"- **{lab}**: kotae {m['kotae']} from `{runs[lab]['source']}` (commit {runs[lab]['commit']}), "

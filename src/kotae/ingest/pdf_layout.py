@@ -10,6 +10,7 @@ footers), vertical lines right to left within each tier, tiers top to bottom.
 from __future__ import annotations
 
 import ctypes
+import itertools
 from dataclasses import dataclass, replace
 from statistics import median
 
@@ -17,6 +18,7 @@ import numpy as np
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 WORD_GAP = 1.0  # a horizontal gap wider than this many character heights splits a line into segments
+PHRASE_GAP = 2.5  # segments of one column and baseline closer than this many heights are one line
 GUTTER_MIN = 8.0  # points: the narrowest gap between two columns
 CROSSING = 0.03  # a gutter may be crossed by this share of the narrow segments (a header, a box)
 NARROW = 0.55  # a segment narrower than this share of the text width can sit in a column
@@ -179,7 +181,9 @@ def find_columns(lines: list[Line]) -> list[tuple[float, float]]:
         i = bad[0]  # merge the failing column into its neighbour across the narrower gap
         sides = [j for j in (i - 1, i) if 0 <= j < len(gaps)]
         gaps.pop(min(sides, key=lambda j: gaps[j][1] - gaps[j][0]))
-    if len(columns) > 1:
+    if len(columns) > 1:  # a column reaches to the middle of its gutters: a line spans only if it crosses one
+        mids = [left] + [(a + b) / 2 for a, b in gaps] + [right]
+        columns = [(mids[i], mids[i + 1]) for i in range(len(mids) - 1)]
         spanning = sum(1 for ln in lines if _column_of(ln, columns) is None)
         if spanning > SPANNING_MAX * len(lines):
             return [(left, right)]
@@ -218,6 +222,28 @@ def column_order(lines: list[Line], columns: list[tuple[float, float]]) -> list[
     return ordered
 
 
+def phrases(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
+    """Segments of one column and baseline joined with a space where their gap is under PHRASE_GAP heights
+    ("1" + "Introduction" → "1 Introduction"); cells further apart stay apart."""
+    groups: dict[tuple[int | None, int], list[Line]] = {}
+    for ln in lines:
+        groups.setdefault((_column_of(ln, columns), round(ln.y0)), []).append(ln)
+    out = []
+    for members in groups.values():
+        members.sort(key=lambda ln: ln.x0)
+        current = members[0]
+        for ln in members[1:]:
+            if ln.x0 - current.x1 <= PHRASE_GAP * max(1.0, current.y1 - current.y0):
+                probe = ln.probe if len(ln.text) > len(current.text) else current.probe  # the font of most text
+                current = replace(current, text=f"{current.text} {ln.text}", x1=max(current.x1, ln.x1),
+                                  y0=min(current.y0, ln.y0), y1=max(current.y1, ln.y1), probe=probe)
+            else:
+                out.append(current)
+                current = ln
+        out.append(current)
+    return out
+
+
 def mark_alone(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
     """Each line with `alone` set: False when another segment of its column sits on the same baseline."""
     keys = [(_column_of(ln, columns), round(ln.y0)) for ln in lines]
@@ -233,7 +259,7 @@ def is_vertical(chars: list[Char]) -> bool:
     """Most steps from one visible character to the next go down the page, not across it."""
     seen = [c for c in chars if not c.text.isspace()][:VERTICAL_SAMPLE]
     down = across = 0
-    for a, b in zip(seen, seen[1:]):
+    for a, b in itertools.pairwise(seen):
         height = max(1.0, a.y1 - a.y0)
         if b.y1 <= a.y0 + 0.3 * height and abs((b.x0 + b.x1) - (a.x0 + a.x1)) / 2 < 0.5 * height:
             down += 1
@@ -287,7 +313,7 @@ def analyse(chars: list[Char]) -> PageLayout:
     if is_vertical(chars):
         return PageLayout(tuple(lines), 1, True, vertical_text(chars))
     columns = find_columns(lines)
-    marked = mark_alone(lines, columns)
+    marked = mark_alone(phrases(lines, columns), columns)
     if len(columns) <= 1:
         return PageLayout(tuple(marked), 1, False, None)
     ordered = column_order(marked, columns)
