@@ -45,7 +45,7 @@ from kotae.ingest import read_document
 from kotae.types import ParsedDocument
 
 RUNS = os.path.join(RESULTS, "parse_runs")
-MULTI_COLUMN = ("2305.03393v1-pg9", "normal_4pages", "multi_page", "redp5110_sampled")  # two-column/sidebar pages
+MULTI_COLUMN = ("normal_4pages", "table_mislabeled_as_picture")  # two columns; a two-page spread (seen rendered)
 
 
 # --- text normalisation and metrics (pure) -------------------------------------------------------

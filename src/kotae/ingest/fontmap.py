@@ -24,11 +24,13 @@ def _odd(ch: str, pool: set[str]) -> bool:
     return ch in pool or unicodedata.category(ch) == "Co"
 
 
+_ODD = f"[{re.escape(''.join(sorted(NUMBERISH)))}\ue000-\uf8ff]"
+_NUMBER_PLACE = re.compile(rf"{_ODD}{{1,4}}\s?(?=[{_COUNTERS}])|(?<=第){_ODD}{{1,4}}")
+
+
 def broken_digits(text: str) -> str | None:
     """Why the page's digits look mapped to symbols, or None."""
-    pool = "".join(sorted(NUMBERISH))
-    odd = f"[{re.escape(pool)}\ue000-\uf8ff]"
-    hits = re.findall(rf"{odd}{{1,4}}\s?(?=[{_COUNTERS}])|(?<=第){odd}{{1,4}}", text)
+    hits = _NUMBER_PLACE.findall(text)
     if len(hits) >= MIN_HITS:
         return f"broken font mapping (digits read as symbols: {' '.join(h.strip() for h in hits[:3])})"
     rare = sum(1 for ch in text if _odd(ch, RARE))

@@ -74,6 +74,8 @@ def _cell_like(rest: str) -> bool:
     words = rest.split()
     if rest[:1] in _UNITS or any(c.isdigit() for c in rest) and (ord(rest[0]) >= 0x3000 or len(words) > 4):
         return True
+    if len(words) >= 2 and _RUNNING_NUMBER.search(rest):
+        return True  # "20 Unemployment compensation 20": a form line with its box number
     return len(words) > 8 or (len(words) >= 2 and sum(len(w) == 1 for w in words) > 0.6 * len(words))
 
 

@@ -17,7 +17,7 @@ from kotae.ingest import clean
 from kotae.ingest.layout import sections_from_headings
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.pdf_headings import classify_pages
-from kotae.ingest.pdf_layout import Line, analyse, page_chars, with_fonts
+from kotae.ingest.pdf_layout import Line, analyse, font_reader, page_chars
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
@@ -65,9 +65,9 @@ def _page_text(pdf: pdfium.PdfDocument, index: int) -> tuple[str | None, tuple[L
     try:
         textpage = page.get_textpage()
         try:
-            layout = analyse(page_chars(textpage))
+            layout = analyse(page_chars(textpage), font_reader(textpage))
             text = layout.text if layout.text is not None else str(textpage.get_text_range())
-            return text, tuple(with_fonts(textpage, list(layout.lines)))
+            return text, layout.lines
         finally:
             textpage.close()
     except pdfium.PdfiumError:

@@ -49,7 +49,7 @@ def body_font(lines: Sequence[Line]) -> tuple[float, int]:
 
 def emphasised(line: Line, body: tuple[float, int]) -> bool:
     size, weight = body
-    return size > 0 and line.size > 0 and (
+    return size > 0 and line.size > 0 and not line.mixed and (
         line.size >= size * LARGER or (line.weight >= BOLD and 0 <= weight < BOLD and line.size >= size * 0.95))
 
 
@@ -66,7 +66,7 @@ def _title_like(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
     digits = sum(c.isdigit() for c in text)
     words = text.split()
-    return (len(letters) >= 3 and digits <= 0.3 * len(text.replace(" ", "")) and len(text) <= MAX_CHARS
+    return (len(letters) >= 3 and not text[0].islower() and digits <= 0.3 * len(text.replace(" ", "")) and len(text) <= MAX_CHARS
             and len(words) <= MAX_WORDS and not text.endswith((".", ",", ";", "、", "。"))
             and not (len(words) >= 3 and sum(len(w) == 1 for w in words) > 0.6 * len(words)))
 

@@ -10,13 +10,16 @@ footers), vertical lines right to left within each tier, tiers top to bottom.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 import itertools
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 from statistics import median
 
 import numpy as np
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
+HYPHEN_MARK = "\ufffe"
 WORD_GAP = 1.0  # a horizontal gap wider than this many character heights splits a line into segments
 PHRASE_GAP = 2.5  # segments of one column and baseline closer than this many heights are one line
 GUTTER_MIN = 8.0  # points: the narrowest gap between two columns
@@ -31,8 +34,7 @@ VERTICAL_MIN = 20
 VERTICAL_SAMPLE = 600  # characters looked at
 
 
-@dataclass(slots=True)
-class Char:
+class Char(NamedTuple):
     """One character with its loose box (points, y up) and its index in the text page."""
 
     text: str
@@ -56,6 +58,7 @@ class Line:
     weight: int = -1  # font weight of its middle character, -1 unknown
     alone: bool = True  # no other segment shares its baseline in its column
     probe: int = -1  # text-page index of its middle character (where its font is read)
+    mixed: bool = False  # joined from segments in different fonts (a run-in heading and its text)
 
 
 @dataclass(frozen=True)
@@ -80,34 +83,36 @@ def page_chars(textpage) -> list[Char]:  # type: ignore[no-untyped-def]
     ref = ctypes.byref(rect)
     box = pdfium_c.FPDFText_GetLooseCharBox
     chars = []
+    append = chars.append
     for i, ch in enumerate(text):
         if ch.isspace():
-            chars.append(Char(ch, 0.0, 0.0, 0.0, 0.0, i))
+            append(Char(ch, 0.0, 0.0, 0.0, 0.0, i))
         else:
             box(raw, i, ref)
-            chars.append(Char(ch, rect.left, rect.bottom, rect.right, rect.top, i))
+            append(Char(ch, rect.left, rect.bottom, rect.right, rect.top, i))
     return chars
 
 
-def with_fonts(textpage, lines: list[Line]) -> list[Line]:  # type: ignore[no-untyped-def]
-    """Lines with the font size (pt) and weight of their middle character, read from the text page."""
+def font_reader(textpage) -> Callable[[int], tuple[float, int]]:  # type: ignore[no-untyped-def]
+    """A function giving the font (size in pt, weight; -1 unknown) of a character of the text page."""
     raw = textpage.raw
-    out = []
-    for ln in lines:
-        size = pdfium_c.FPDFText_GetFontSize(raw, ln.probe)
-        weight = pdfium_c.FPDFText_GetFontWeight(raw, ln.probe)
-        out.append(replace(ln, size=round(size, 1), weight=weight))
-    return out
+
+    def font(index: int) -> tuple[float, int]:
+        return round(pdfium_c.FPDFText_GetFontSize(raw, index), 1), pdfium_c.FPDFText_GetFontWeight(raw, index)
+
+    return font
 
 
 # --- lines ---------------------------------------------------------------------------------------
 def _line(chars: list[Char]) -> Line | None:
-    text = "".join(c.text for c in chars).strip()
-    boxed = [c for c in chars if not c.text.isspace()]
+    text = "".join(c[0] for c in chars).strip()
+    if text.endswith(HYPHEN_MARK):  # PDFium's end-of-line hyphen: a soft hyphen before the break
+        text = text[:-1] + "\u00ad"
+    boxed = [c for c in chars if c[3] > c[1] or c[4] > c[2]]  # spaces carry no box
     if not text or not boxed:
         return None
-    return Line(text, min(c.x0 for c in boxed), min(c.y0 for c in boxed), max(c.x1 for c in boxed),
-                max(c.y1 for c in boxed), probe=boxed[len(boxed) // 2].index)
+    _, x0, y0, x1, y1, _ = zip(*boxed)
+    return Line(text, min(x0), min(y0), max(x1), max(y1), probe=boxed[len(boxed) // 2].index)
 
 
 def lines_of(chars: list[Char]) -> list[Line]:
@@ -116,20 +121,21 @@ def lines_of(chars: list[Char]) -> list[Line]:
     run: list[Char] = []
     last: Char | None = None
     for c in chars:
-        t = c.text
+        t, x0, y0, x1, y1, _ = c
         if t == "\n" or t == "\r":
             if t == "\n":
                 if line := _line(run):
                     lines.append(line)
                 run, last = [], None
             continue
-        if t.isspace():
+        if x1 == x0 and y1 == y0:  # a space, generated or not
             run.append(c)
             continue
         if last is not None:
-            height = max(1.0, last.y1 - last.y0)
-            mid = (c.y0 + c.y1) / 2
-            if not (last.y0 <= mid <= last.y1) or c.x0 < last.x0 - height or c.x0 - last.x1 > WORD_GAP * height:
+            _, lx0, ly0, lx1, ly1, _ = last
+            height = ly1 - ly0 if ly1 - ly0 > 1.0 else 1.0
+            mid = (y0 + y1) / 2
+            if not (ly0 <= mid <= ly1) or x0 < lx0 - height or x0 - lx1 > WORD_GAP * height:
                 if line := _line(run):
                     lines.append(line)
                 run = []
@@ -234,9 +240,11 @@ def phrases(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]
         current = members[0]
         for ln in members[1:]:
             if ln.x0 - current.x1 <= PHRASE_GAP * max(1.0, current.y1 - current.y0):
-                probe = ln.probe if len(ln.text) > len(current.text) else current.probe  # the font of most text
+                bigger = ln if len(ln.text) > len(current.text) else current  # the font of most text
+                mixed = current.mixed or (ln.size, ln.weight) != (current.size, current.weight)
                 current = replace(current, text=f"{current.text} {ln.text}", x1=max(current.x1, ln.x1),
-                                  y0=min(current.y0, ln.y0), y1=max(current.y1, ln.y1), probe=probe)
+                                  y0=min(current.y0, ln.y0), y1=max(current.y1, ln.y1), size=bigger.size,
+                                  weight=bigger.weight, mixed=mixed)
             else:
                 out.append(current)
                 current = ln
@@ -307,9 +315,28 @@ def vertical_text(chars: list[Char]) -> str:
     return "\n".join(out)
 
 
-def analyse(chars: list[Char]) -> PageLayout:
-    """The layout of one page's characters; `text` is set only when PDFium's order should be replaced."""
+def _rows_text(ordered: list[Line], columns: list[tuple[float, float]]) -> str:
+    """Lines joined: a space between segments of one column and baseline (a table row stays one line)."""
+    out: list[str] = []
+    last: tuple[int | None, int] | None = None
+    for ln in ordered:
+        at = (_column_of(ln, columns), round(ln.y0))
+        if out and last is not None and at[0] == last[0] and abs(at[1] - last[1]) <= 1:
+            out[-1] += " " + ln.text
+        else:
+            out.append(ln.text)
+        last = at
+    return "\n".join(out)
+
+
+def analyse(chars: list[Char], font: Callable[[int], tuple[float, int]] | None = None) -> PageLayout:
+    """The layout of one page's characters; `text` is set only when PDFium's order should be replaced.
+
+    `font(index)` gives a character's (size, weight) (see `font_reader`); without it lines carry no font.
+    """
     lines = lines_of(chars)
+    if font is not None:
+        lines = [replace(ln, size=size, weight=weight) for ln in lines for size, weight in [font(ln.probe)]]
     if is_vertical(chars):
         return PageLayout(tuple(lines), 1, True, vertical_text(chars))
     columns = find_columns(lines)
@@ -317,4 +344,4 @@ def analyse(chars: list[Char]) -> PageLayout:
     if len(columns) <= 1:
         return PageLayout(tuple(marked), 1, False, None)
     ordered = column_order(marked, columns)
-    return PageLayout(tuple(ordered), len(columns), False, "\n".join(ln.text for ln in ordered))
+    return PageLayout(tuple(ordered), len(columns), False, _rows_text(ordered, columns))
