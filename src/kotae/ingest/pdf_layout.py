@@ -10,11 +10,11 @@ footers), vertical lines right to left within each tier, tiers top to bottom.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 from statistics import median
+from typing import NamedTuple
 
 import numpy as np
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
@@ -42,7 +42,7 @@ class Char(NamedTuple):
     y0: float
     x1: float
     y1: float
-    index: int = -1
+    at: int = -1  # index in the text page
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def page_chars(textpage) -> list[Char]:  # type: ignore[no-untyped-def]
     rect = pdfium_c.FS_RECTF()
     ref = ctypes.byref(rect)
     box = pdfium_c.FPDFText_GetLooseCharBox
-    chars = []
+    chars: list[Char] = []
     append = chars.append
     for i, ch in enumerate(text):
         if ch.isspace():
@@ -112,7 +112,7 @@ def _line(chars: list[Char]) -> Line | None:
     if not text or not boxed:
         return None
     _, x0, y0, x1, y1, _ = zip(*boxed)
-    return Line(text, min(x0), min(y0), max(x1), max(y1), probe=boxed[len(boxed) // 2].index)
+    return Line(text, min(x0), min(y0), max(x1), max(y1), probe=boxed[len(boxed) // 2].at)
 
 
 def lines_of(chars: list[Char]) -> list[Line]:
@@ -133,7 +133,7 @@ def lines_of(chars: list[Char]) -> list[Line]:
             continue
         if last is not None:
             _, lx0, ly0, lx1, ly1, _ = last
-            height = ly1 - ly0 if ly1 - ly0 > 1.0 else 1.0
+            height = max(1.0, ly1 - ly0)
             mid = (y0 + y1) / 2
             if not (ly0 <= mid <= ly1) or x0 < lx0 - height or x0 - lx1 > WORD_GAP * height:
                 if line := _line(run):
