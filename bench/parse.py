@@ -1,6 +1,6 @@
 """PDF parsing quality: reading order, table cells, headings, and pages/s, before and after a change.
 
-    python bench/parse.py --label after [--data ../shared/data] [--speed-files 6]
+    python bench/parse.py --label after [--data ../shared/data] [--speed-files 4] [--baseline-src /tmp/main-ro/src]
     PYTHONPATH=/tmp/main-ro/src python bench/parse.py --label before   # the same bench over main's code
 
 Each run stores bench/results/parse_runs/<label>.json; parse.{json,md} then show every stored label
@@ -19,7 +19,7 @@ Data (../shared/data):
   headings found, a sample of them, and the share of sections whose innermost heading looks wrong
   (`suspect`: a table cell, a number line, a sentence, or a running header with its page number).
 - sec-10q/*.pdf (the first --speed-files): pages/s of read_document (ocr auto) over the files, wall
-  time on this machine, one process.
+  time on this machine, a fresh process per measurement, this source and --baseline-src alternately.
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ import glob
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 import unicodedata
@@ -213,14 +214,30 @@ def heading_rows(data: str, max_pages: int) -> list[dict[str, Any]]:
     return rows
 
 
-def speed(data: str, files: int) -> dict[str, Any]:
-    paths = sorted(glob.glob(os.path.join(data, "sec-10q/*.pdf")))[:files]
-    pages, start = 0, time.perf_counter()
-    for path in paths:
-        pages += len(read_document(path).pages)
-    seconds = time.perf_counter() - start
-    return {"files": [os.path.basename(p) for p in paths], "pages": pages, "seconds": round(seconds, 2),
-            "pages_per_s": round(pages / seconds, 2) if seconds else None}
+_SPEED = """
+import glob, json, os, sys, time
+from kotae.ingest import read_document
+paths = sorted(glob.glob(os.path.join(sys.argv[1], "sec-10q/*.pdf")))[: int(sys.argv[2])]
+pages, start = 0, time.perf_counter()
+for path in paths:
+    pages += len(read_document(path).pages)
+seconds = time.perf_counter() - start
+print(json.dumps({"files": [os.path.basename(p) for p in paths], "pages": pages, "seconds": round(seconds, 2),
+                  "pages_per_s": round(pages / seconds, 2), "load_1": round(os.getloadavg()[0], 2)}))
+"""
+
+
+def speed(data: str, files: int, source: str) -> dict[str, Any]:
+    """read_document over the first `files` 10-Qs, in a fresh process importing kotae from `source`."""
+    env = {**os.environ, "PYTHONPATH": source, "OPENBLAS_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", _SPEED, data, str(files)], env=env, capture_output=True,
+                          text=True, check=True)
+    return {"source": source, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def paired_speed(data: str, files: int, sources: list[str], rounds: int) -> list[dict[str, Any]]:
+    """Speed of each source, alternating, `rounds` times: the load of a shared machine hits all alike."""
+    return [speed(data, files, src) for _ in range(rounds) for src in sources]
 
 
 # --- report --------------------------------------------------------------------------------------
@@ -270,11 +287,14 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
         last = rows_by[labels[-1]].get(name, {})
         sample = "; ".join(str(s)[:40] for s in last.get("samples", [])[:4]).replace("|", "/")
         out.append(f"| {name} | " + " | ".join(cols) + f" | {sample} |")
-    out += ["", "## Speed (read_document, ocr auto, one process)", "",
-            "| label | files | pages | seconds | pages/s |", "|---|---|---|---|---|"]
+    out += ["", "## Speed (read_document over sec-10q files, ocr auto, one process per measurement)", "",
+            "Paired: each label's run measures its own source and --baseline-src alternately, so both see "
+            "the same machine load (2 shared cores: absolute numbers vary with other jobs, the ratio less).", "",
+            "| run | source | files | pages | seconds | pages/s | load |", "|---|---|---|---|---|---|---|"]
     for lab in labels:
-        s = runs[lab]["speed"]
-        out.append(f"| {lab} | {len(s['files'])} | {s['pages']} | {s['seconds']} | {s['pages_per_s']} |")
+        for s in runs[lab].get("speed_paired", []):
+            out.append(f"| {lab} | `{s['source']}` | {len(s['files'])} | {s['pages']} | {s['seconds']} | "
+                       f"{s['pages_per_s']} | {s['load_1']} |")
     return "\n".join(out)
 
 
@@ -283,7 +303,8 @@ def main() -> None:
     parser.add_argument("--label", default="after")
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"),
                         help="the shared data folder (from a worktree: /work/shared/data)")
-    parser.add_argument("--speed-files", type=int, default=6)
+    parser.add_argument("--speed-files", type=int, default=4)
+    parser.add_argument("--baseline-src", help="a second kotae src/ to time alternately (e.g. main's checkout)")
     parser.add_argument("--report-only", action="store_true", help="rebuild parse.{json,md} from stored runs")
     args = parser.parse_args()
     os.makedirs(RUNS, exist_ok=True)
@@ -298,7 +319,9 @@ def main() -> None:
         hd = heading_rows(args.data, 50)
         print("speed", flush=True)
         run = {"label": args.label, "source": source, "commit": commit, "machine": machine(),
-               "groundtruth": gt, "headings": hd, "speed": speed(args.data, args.speed_files),
+               "groundtruth": gt, "headings": hd,
+               "speed_paired": paired_speed(args.data, args.speed_files,
+                                            [source] + ([args.baseline_src] if args.baseline_src else []), 2),
                "groundtruth_headings": [{"file": "docling/" + r["file"], **r.get("headings", {})} for r in gt]}
         with open(os.path.join(RUNS, f"{args.label}.json"), "w", encoding="utf-8") as f:
             json.dump(run, f, ensure_ascii=False, indent=2)

@@ -21,7 +21,9 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 HYPHEN_MARK = "\ufffe"
 WORD_GAP = 1.0  # a horizontal gap wider than this many character heights splits a line into segments
-PHRASE_GAP = 2.5  # segments of one column and baseline closer than this many heights are one line
+PHRASE_GAP = 1.6  # segments of one column and baseline closer than this many heights are one line
+ROW_CELL = 0.35  # segments this short (share of a column's width) on one baseline across columns: a table row
+TABLE_BRIDGE = 3  # lines alone on their baseline between table rows that still belong to the table
 GUTTER_MIN = 8.0  # points: the narrowest gap between two columns
 CROSSING = 0.03  # a gutter may be crossed by this share of the narrow segments (a header, a box)
 NARROW = 0.55  # a segment narrower than this share of the text width can sit in a column
@@ -58,6 +60,7 @@ class Line:
     weight: int = -1  # font weight of its middle character, -1 unknown
     alone: bool = True  # no other segment shares its baseline in its column
     probe: int = -1  # text-page index of its middle character (where its font is read)
+    cell: bool = False  # one of several short segments of a baseline across columns (a table row)
     mixed: bool = False  # joined from segments in different fonts (a run-in heading and its text)
 
 
@@ -207,25 +210,67 @@ def _top_down(lines: list[Line]) -> list[Line]:
     return sorted(lines, key=lambda ln: (-round((ln.y0 + ln.y1) / 2 / 3), ln.x0))
 
 
+def _tables_in_stream_order(lines: list[Line]) -> list[Line]:
+    """Top-down lines of one column with each table (lines sharing baselines, up to TABLE_BRIDGE lines
+    apart) put back in PDFium's order, which keeps the lines of a cell together."""
+    shared = [i for i, ln in enumerate(lines) if not ln.alone]
+    out = list(lines)
+    start = 0
+    while start < len(shared):
+        end = start
+        while end + 1 < len(shared) and shared[end + 1] - shared[end] <= TABLE_BRIDGE:
+            end += 1
+        a, b = shared[start], shared[end] + 1
+        if end > start:
+            out[a:b] = sorted(lines[a:b], key=lambda ln: ln.probe)
+        start = end + 1
+    return out
+
+
 def column_order(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
-    """Lines in reading order: bands between full-width lines, each band column by column, top down."""
+    """Lines in reading order: bands between full-width lines, each band column by column, top down;
+    a table across the columns (`cell` lines) in PDFium's order, which keeps a cell's lines together."""
     ordered: list[Line] = []
     band: list[list[Line]] = [[] for _ in columns]
+    table: list[Line] = []
 
     def flush() -> None:
         for column in band:
-            ordered.extend(_top_down(column))
+            ordered.extend(_tables_in_stream_order(_top_down(column)))
             column.clear()
+        ordered.extend(sorted(table, key=lambda ln: ln.probe))
+        table.clear()
 
     for line in _top_down(lines):
         at = _column_of(line, columns)
-        if at is None:
+        if line.cell:
+            if any(band):
+                flush()
+            table.append(line)
+        elif at is None:
             flush()
             ordered.append(line)
         else:
+            if table:
+                flush()
             band[at].append(line)
     flush()
     return ordered
+
+
+def table_rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
+    """Lines with `cell` set where short segments of one baseline sit in several columns: a table across
+    the gutter (columns of prose have lines that fill their column)."""
+    groups: dict[int, list[Line]] = {}
+    for ln in lines:
+        groups.setdefault(round(ln.y0 / 2), []).append(ln)
+    out = []
+    for members in groups.values():
+        at = {_column_of(ln, columns) for ln in members}
+        short = all(ln.x1 - ln.x0 < ROW_CELL * (columns[0][1] - columns[0][0]) for ln in members)
+        cell = len(at) >= 2 and None not in at and short
+        out.extend(replace(ln, cell=True, alone=False) if cell else ln for ln in members)
+    return out
 
 
 def phrases(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
@@ -343,5 +388,5 @@ def analyse(chars: list[Char], font: Callable[[int], tuple[float, int]] | None =
     marked = mark_alone(phrases(lines, columns), columns)
     if len(columns) <= 1:
         return PageLayout(tuple(marked), 1, False, None)
-    ordered = column_order(marked, columns)
+    ordered = column_order(table_rows(marked, columns), columns)
     return PageLayout(tuple(ordered), len(columns), False, _rows_text(ordered, columns))
