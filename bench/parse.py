@@ -288,8 +288,8 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
         sample = "; ".join(str(s)[:40] for s in last.get("samples", [])[:4]).replace("|", "/")
         out.append(f"| {name} | " + " | ".join(cols) + f" | {sample} |")
     out += ["", "## Speed (read_document over sec-10q files, ocr auto, one process per measurement)", "",
-            "Paired: each label's run measures its own source and --baseline-src alternately, so both see "
-            "the same machine load (2 shared cores: absolute numbers vary with other jobs, the ratio less).", "",
+            ("Paired: each label's run measures its own source and --baseline-src alternately, so both see "
+             "the same machine load (2 shared cores: absolute numbers vary with other jobs, the ratio less)."), "",
             "| run | source | files | pages | seconds | pages/s | load |", "|---|---|---|---|---|---|---|"]
     for lab in labels:
         for s in runs[lab].get("speed_paired", []):
