@@ -264,7 +264,7 @@ def table_rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[Li
     groups: dict[int, list[Line]] = {}
     for ln in lines:
         groups.setdefault(round(ln.y0 / 2), []).append(ln)
-    out = []
+    out: list[Line] = []
     for members in groups.values():
         at = {_column_of(ln, columns) for ln in members}
         short = all(ln.x1 - ln.x0 < ROW_CELL * (columns[0][1] - columns[0][0]) for ln in members)
