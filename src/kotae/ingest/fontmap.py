@@ -9,7 +9,6 @@ counter (年 月 日 号 …) or after 第; and, on a page without a single digi
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # Windows-1252's 0x80–0x9F symbols that real text rarely uses (not quotes, dashes, bullets or …).
 RARE = set("ƒˆ‰Š‹ŒŽ˜™š›œžŸ†‡")
@@ -20,11 +19,8 @@ MIN_HITS = 2  # number positions holding symbols before a page is called broken
 MIN_RARE = 5  # rare symbols on a page without digits
 
 
-def _odd(ch: str, pool: set[str]) -> bool:
-    return ch in pool or unicodedata.category(ch) == "Co"
-
-
 _ODD = f"[{re.escape(''.join(sorted(NUMBERISH)))}\ue000-\uf8ff]"
+_RARE = re.compile(f"[{re.escape(''.join(sorted(RARE)))}\ue000-\uf8ff]")
 _NUMBER_PLACE = re.compile(rf"{_ODD}{{1,4}}\s?(?=[{_COUNTERS}])|(?<=第){_ODD}{{1,4}}")
 
 
@@ -33,7 +29,7 @@ def broken_digits(text: str) -> str | None:
     hits = _NUMBER_PLACE.findall(text)
     if len(hits) >= MIN_HITS:
         return f"broken font mapping (digits read as symbols: {' '.join(h.strip() for h in hits[:3])})"
-    rare = sum(1 for ch in text if _odd(ch, RARE))
+    rare = len(_RARE.findall(text))
     if rare >= MIN_RARE and not any(ch.isdigit() for ch in text):
         return f"broken font mapping ({rare} symbols and no digit)"
     return None

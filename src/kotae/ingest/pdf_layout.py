@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from statistics import median
@@ -20,6 +21,9 @@ import numpy as np
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 HYPHEN_MARK = "\ufffe"
+CJK_SHARE = 0.2  # a page this much CJK is boxed character by character
+_TOKEN = re.compile(r"[^\s]+|\s", re.DOTALL)
+_ONE = re.compile(r".", re.DOTALL)
 WORD_GAP = 1.0  # a horizontal gap wider than this many character heights splits a line into segments
 PHRASE_GAP = 1.6  # segments of one column and baseline closer than this many heights are one line
 ROW_CELL = 0.35  # segments this short (share of a column's width) on one baseline across columns: a table row
@@ -47,7 +51,7 @@ class Char(NamedTuple):
     at: int = -1  # index in the text page
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Line:
     """A run of characters on one baseline with no wide gap inside (a line, or one cell of a table row)."""
 
@@ -76,7 +80,12 @@ class PageLayout:
 
 # --- I/O edge ------------------------------------------------------------------------------------
 def page_chars(textpage) -> list[Char]:  # type: ignore[no-untyped-def]
-    """The characters of a pypdfium2 PdfTextPage, in PDFium's order (generated spaces and breaks included)."""
+    """The characters of a pypdfium2 PdfTextPage, in PDFium's order (generated spaces and breaks included).
+
+    Text with spaces between words comes as one `Char` per word, boxed from its first and last
+    character (one call per edge, not per character: lines split only where words meet); CJK text,
+    which has no spaces, comes one character at a time.
+    """
     raw = textpage.raw
     count = pdfium_c.FPDFText_CountChars(raw)
     text = textpage.get_text_range()
@@ -87,12 +96,18 @@ def page_chars(textpage) -> list[Char]:  # type: ignore[no-untyped-def]
     box = pdfium_c.FPDFText_GetLooseCharBox
     chars: list[Char] = []
     append = chars.append
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            append(Char(ch, 0.0, 0.0, 0.0, 0.0, i))
-        else:
-            box(raw, i, ref)
-            append(Char(ch, rect.left, rect.bottom, rect.right, rect.top, i))
+    wide = sum(1 for ch in text if ord(ch) >= 0x2E80)
+    for m in (_ONE if wide > CJK_SHARE * len(text) else _TOKEN).finditer(text):
+        i, word = m.start(), m.group()
+        if word.isspace():
+            append(Char(word, 0.0, 0.0, 0.0, 0.0, i))
+            continue
+        box(raw, i, ref)
+        x0, y0, x1, y1 = rect.left, rect.bottom, rect.right, rect.top
+        if len(word) > 1:
+            box(raw, m.end() - 1, ref)
+            x0, y0, x1, y1 = min(x0, rect.left), min(y0, rect.bottom), max(x1, rect.right), max(y1, rect.top)
+        append(Char(word, x0, y0, x1, y1, i))
     return chars
 
 
@@ -259,7 +274,7 @@ def column_order(lines: list[Line], columns: list[tuple[float, float]]) -> list[
 
 
 def table_rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
-    """Lines with `cell` set where short segments of one baseline sit in several columns: a table across
+    """The lines with `cell` set (in place) where short segments of one baseline sit in several columns: a table across
     the gutter (columns of prose have lines that fill their column)."""
     groups: dict[int, list[Line]] = {}
     for ln in lines:
@@ -269,7 +284,10 @@ def table_rows(lines: list[Line], columns: list[tuple[float, float]]) -> list[Li
         at = {_column_of(ln, columns) for ln in members}
         short = all(ln.x1 - ln.x0 < ROW_CELL * (columns[0][1] - columns[0][0]) for ln in members)
         cell = len(at) >= 2 and None not in at and short
-        out.extend(replace(ln, cell=True, alone=False) if cell else ln for ln in members)
+        for ln in members:
+            if cell:
+                ln.cell, ln.alone = True, False
+            out.append(ln)
     return out
 
 
@@ -298,13 +316,15 @@ def phrases(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]
 
 
 def mark_alone(lines: list[Line], columns: list[tuple[float, float]]) -> list[Line]:
-    """Each line with `alone` set: False when another segment of its column sits on the same baseline."""
+    """The lines with `alone` set (in place): False when another segment of its column sits on the same baseline."""
     keys = [(_column_of(ln, columns), round(ln.y0)) for ln in lines]
     counts: dict[tuple[int | None, int], int] = {}
     for key in keys:
         for dy in (-1, 0, 1):
             counts[(key[0], key[1] + dy)] = counts.get((key[0], key[1] + dy), 0) + 1
-    return [replace(ln, alone=counts[k] <= 1) for ln, k in zip(lines, keys)]
+    for ln, k in zip(lines, keys):
+        ln.alone = counts[k] <= 1
+    return lines
 
 
 # --- vertical writing ------------------------------------------------------------------------------
@@ -381,7 +401,8 @@ def analyse(chars: list[Char], font: Callable[[int], tuple[float, int]] | None =
     """
     lines = lines_of(chars)
     if font is not None:
-        lines = [replace(ln, size=size, weight=weight) for ln in lines for size, weight in [font(ln.probe)]]
+        for ln in lines:
+            ln.size, ln.weight = font(ln.probe)
     if is_vertical(chars):
         return PageLayout(tuple(lines), 1, True, vertical_text(chars))
     columns = find_columns(lines)
