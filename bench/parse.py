@@ -47,6 +47,8 @@ from kotae.types import ParsedDocument
 
 RUNS = os.path.join(RESULTS, "parse_runs")
 MULTI_COLUMN = ("normal_4pages", "table_mislabeled_as_picture")  # two columns; a two-page spread (seen rendered)
+# the files with reference tables are those with cells (2305.03393v1-pg9, normal_4pages, redp5110_sampled,
+# table_mislabeled_as_picture); the others are one column of text
 
 
 # --- text normalisation and metrics (pure) -------------------------------------------------------
@@ -273,7 +275,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
         cells += [str(_cell(runs[lab], f, "cell_f1")) if row.get("table_cells") else "–" for lab in labels]
         cells += [str(_cell(runs[lab], f, "cell_recall_in_text")) if row.get("table_cells") else "–"
                   for lab in labels]
-        out.append(f"| {f} | {'yes' if row.get('multi_column') else ''} | " + " | ".join(cells) + " |")
+        out.append(f"| {f} | {'yes' if f in MULTI_COLUMN else ''} | " + " | ".join(cells) + " |")
     out += ["", "## Headings on real PDFs (sections; suspect share; samples)", "",
             "| file | " + " | ".join(f"headings {lab} | suspect {lab}" for lab in labels) + " | samples (last label) |",
             "|---|" + "---|---|" * len(labels) + "---|"]

@@ -11,7 +11,8 @@ from kotae.ingest.fontmap import broken_digits
 from kotae.ingest.headings import classify_lines, heading_of
 from kotae.ingest.ocr import needs_ocr
 from kotae.ingest.pdf import read_pdf
-from kotae.ingest.pdf_layout import Char, vertical_text
+from kotae.ingest.pdf_chars import Char
+from kotae.ingest.pdf_vertical import vertical_text
 
 LEFT = [f"Left column line {i} tells the first half of the story in order" for i in range(12)]
 RIGHT = [f"Right column line {i} tells the second half of the story too" for i in range(12)]

@@ -10,15 +10,15 @@ footers), vertical lines right to left within each tier, tiers top to bottom.
 from __future__ import annotations
 
 import ctypes
-import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from statistics import median
-from typing import NamedTuple
 
 import numpy as np
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
+
+from kotae.ingest.pdf_chars import Char
+from kotae.ingest.pdf_vertical import is_vertical, vertical_text
 
 HYPHEN_MARK = "\ufffe"
 CJK_SHARE = 0.2  # a page this much CJK is boxed character by character
@@ -35,20 +35,6 @@ COLUMN_MIN = 0.18  # a column is at least this share of the text width
 FULL = 0.6  # a column's own lines fill at least this share of its width…
 FULL_LINES = 6  # …and it has at least this many of them
 SPANNING_MAX = 0.35  # more full-width lines than this share: the page is one column after all
-VERTICAL_SHARE = 0.6  # share of character steps going down that makes a page vertical
-VERTICAL_MIN = 20
-VERTICAL_SAMPLE = 600  # characters looked at
-
-
-class Char(NamedTuple):
-    """One character with its loose box (points, y up) and its index in the text page."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    at: int = -1  # index in the text page
 
 
 @dataclass(slots=True)
@@ -325,59 +311,6 @@ def mark_alone(lines: list[Line], columns: list[tuple[float, float]]) -> list[Li
     for ln, k in zip(lines, keys):
         ln.alone = counts[k] <= 1
     return lines
-
-
-# --- vertical writing ------------------------------------------------------------------------------
-def is_vertical(chars: list[Char]) -> bool:
-    """Most steps from one visible character to the next go down the page, not across it."""
-    seen = [c for c in chars if not c.text.isspace()][:VERTICAL_SAMPLE]
-    down = across = 0
-    for a, b in itertools.pairwise(seen):
-        height = max(1.0, a.y1 - a.y0)
-        if b.y1 <= a.y0 + 0.3 * height and abs((b.x0 + b.x1) - (a.x0 + a.x1)) / 2 < 0.5 * height:
-            down += 1
-        elif b.x0 >= a.x1 - 0.3 * height and abs((b.y0 + b.y1) - (a.y0 + a.y1)) / 2 < 0.5 * height:
-            across += 1
-    return down >= VERTICAL_MIN and down >= VERTICAL_SHARE * (down + across)
-
-
-def vertical_text(chars: list[Char]) -> str:
-    """Vertical lines read right to left within tiers, tiers top to bottom, each line top down."""
-    seen = [c for c in chars if not c.text.isspace()]
-    if not seen:
-        return ""
-    height = median(c.y1 - c.y0 for c in seen) or 1.0
-    columns: list[list[Char]] = []
-    for c in sorted(seen, key=lambda c: -(c.x0 + c.x1)):
-        mid = (c.x0 + c.x1) / 2
-        if columns and abs(mid - (columns[-1][0].x0 + columns[-1][0].x1) / 2) < 0.5 * height:
-            columns[-1].append(c)
-        else:
-            columns.append([c])
-    runs: list[list[Char]] = []
-    for column in columns:
-        column.sort(key=lambda c: -c.y1)
-        run = [column[0]]
-        for c in column[1:]:
-            if run[-1].y0 - c.y1 > 2 * height:
-                runs.append(run)
-                run = []
-            run.append(c)
-        runs.append(run)
-    tiers: list[tuple[float, float, list[list[Char]]]] = []  # (top, bottom, runs)
-    for run in sorted(runs, key=lambda r: -r[0].y1):
-        top, bottom = run[0].y1, run[-1].y0
-        for i, (t, b, members) in enumerate(tiers):
-            if top > b and bottom < t:  # overlaps this tier's height
-                tiers[i] = (max(t, top), min(b, bottom), members + [run])
-                break
-        else:
-            tiers.append((top, bottom, [run]))
-    out = []
-    for _, _, members in sorted(tiers, key=lambda t: -t[0]):
-        for run in sorted(members, key=lambda r: -(r[0].x0 + r[0].x1)):
-            out.append("".join(c.text for c in run))
-    return "\n".join(out)
 
 
 def _rows_text(ordered: list[Line], columns: list[tuple[float, float]]) -> str:
