@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 
 from kotae.config import OcrSettings
+from kotae.ingest.fontmap import broken_digits
 from kotae.types import PageWords, Section, Word
 
 MODES = ("auto", "always", "off")
@@ -97,6 +98,8 @@ def needs_ocr(text: str, area: float, ink: float | None) -> str | None:
         top, n = Counter(letters).most_common(1)[0]
         if n / len(letters) > REPEAT_SHARE:
             return f"broken font mapping ({n / len(letters):.0%} of its letters are {top!r})"
+    if digits := broken_digits(text):
+        return digits
     if ink is not None and ink * area >= MIN_INK_AREA and total / (ink * area) < MIN_CHARS_PER_INK:
         return f"text layer too sparse for the page ({total} characters for {ink * area:.1f} in² of ink)"
     return None
@@ -344,6 +347,9 @@ def apply_ocr(texts: list[str | None], facts: list[tuple[float, float | None]], 
         else:
             out.texts[n - 1] = result.text
             out.read[n] = result
+            if reasons[n].startswith("broken font mapping"):
+                out.warnings.append(f"page {n}: the text layer has a broken font map ({reasons[n][21:-1]}); "
+                                    "the page was read by OCR")
     return out
 
 

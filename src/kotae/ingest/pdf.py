@@ -1,4 +1,5 @@
-"""PDF reader (pypdfium2): text layer per page, cleaned, with headings found from the lines.
+"""PDF reader (pypdfium2): text layer per page in reading order (kotae.ingest.pdf_layout), cleaned,
+with headings found from the lines and their fonts (kotae.ingest.pdf_headings).
 
 Pages without a usable text layer are rendered with PDFium and read by OCR (kotae.ingest.ocr).
 """
@@ -13,9 +14,10 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.errors import DocumentError, EncryptedDocument
 from kotae.ingest import clean
-from kotae.ingest.headings import classify_lines
-from kotae.ingest.layout import sections_from_lines
+from kotae.ingest.layout import sections_from_headings
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
+from kotae.ingest.pdf_headings import classify_pages
+from kotae.ingest.pdf_layout import Line, analyse, font_reader, page_chars
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
@@ -53,20 +55,23 @@ def _title(pdf: pdfium.PdfDocument) -> str:
     return "" if title.lower() == "untitled" else title  # "untitled" is a PDF writer's placeholder
 
 
-def _page_text(pdf: pdfium.PdfDocument, index: int) -> str | None:
-    """The raw text layer of one page; None when PDFium cannot load the page."""
+def _page_text(pdf: pdfium.PdfDocument, index: int) -> tuple[str | None, tuple[Line, ...]]:
+    """The raw text layer of one page in reading order, and its lines with their fonts;
+    (None, ()) when PDFium cannot load the page."""
     try:
         page = pdf[index]
     except pdfium.PdfiumError:
-        return None
+        return None, ()
     try:
         textpage = page.get_textpage()
         try:
-            return str(textpage.get_text_range())
+            layout = analyse(page_chars(textpage), font_reader(textpage))
+            text = layout.text if layout.text is not None else str(textpage.get_text_range())
+            return text, layout.lines
         finally:
             textpage.close()
     except pdfium.PdfiumError:
-        return None
+        return None, ()
     finally:
         page.close()
 
@@ -106,21 +111,25 @@ def _page_facts(pdf: pdfium.PdfDocument, index: int, text: str | None) -> tuple[
         page.close()
 
 
-def _raw_pages(path: str, data: bytes) -> tuple[list[str | None], list[tuple[float, float | None]], str]:
+def _raw_pages(path: str, data: bytes
+               ) -> tuple[list[str | None], list[tuple[float, float | None]], str, list[tuple[Line, ...]]]:
     """(raw text per page, None where PDFium failed on the page; each page's facts for needs_ocr;
-    document title)."""
+    document title; each page's layout lines with fonts)."""
     texts: list[str | None] = []
+    lines: list[tuple[Line, ...]] = []
     facts: list[tuple[float, float | None]] = []
     with PDFIUM_LOCK:
         pdf = _open(path, data)
         try:
             title = _title(pdf)
             for index in range(len(pdf)):
-                texts.append(_page_text(pdf, index))
-                facts.append(_page_facts(pdf, index, texts[-1]))
+                text, page_lines = _page_text(pdf, index)
+                texts.append(text)
+                lines.append(page_lines)
+                facts.append(_page_facts(pdf, index, text))
         finally:
             pdf.close()
-    return texts, facts, title
+    return texts, facts, title, lines
 
 
 class _Renderer:
@@ -187,7 +196,7 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     `ocr`: "auto" reads pages without a usable text layer by OCR, "always" every page, "off" none.
     """
     options = as_options(ocr)
-    raw, facts, title = _raw_pages(path, data)
+    raw, facts, title, lines = _raw_pages(path, data)
     if not raw:
         raise DocumentError(path, "the PDF has no pages", _REPAIR_FIX)
     outcome = _read_scans(data, raw, facts, options)
@@ -195,7 +204,8 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
         raise _no_text(path, outcome, options)
     warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
     pages = clean_pages(outcome.texts)
-    sections = mark_ocr(sections_from_lines(pages, classify_lines), set(outcome.read))
+    fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
+    sections = mark_ocr(sections_from_headings(pages, classify_pages(pages, fonts)), set(outcome.read))
     words = tuple(page_words(n, outcome.read[n], pages[n - 1], 72 / options.dpi, "pt") for n in sorted(outcome.read))
     return ParsedDocument(
         path=path,
