@@ -5,7 +5,7 @@
 Checks the schema (fields, types, categories), the split rule (fit / held-out alternating within each
 category, in file order), that every cited file exists and every cited page is within it, and reports for
 each question whether `must_contain` is found on its pages in today's extraction (kotae's own PDF reader,
-`kotae.ingest.pdf.read_pdf`, OCR off). A layout question noted "garbled today" is expected to be missing;
+`kotae.ingest.pdf.read_pdf`, OCR auto as indexing does). A layout question noted "garbled today" is expected to be missing;
 one not so noted is expected to be found. Exit status 1 on a schema, split or page error, 0 otherwise
 (a phrase that today's reader garbles is a finding, not an error).
 """
@@ -83,7 +83,7 @@ def evidence(it: dict[str, Any]) -> list[tuple[str, list[int]]]:
 
 
 def read_pages(shared: str, files: Iterable[str]) -> dict[str, list[str]]:
-    """Today's cleaned page texts, as kotae indexes them (OCR off)."""
+    """Today's cleaned page texts, as kotae indexes them (OCR auto: pages without a text layer are OCR'd)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "src"))
     from kotae.ingest.pdf import read_pdf
 
@@ -91,7 +91,7 @@ def read_pages(shared: str, files: Iterable[str]) -> dict[str, list[str]]:
     for rel in sorted(set(files)):
         path = os.path.join(shared, rel)
         with open(path, "rb") as f:
-            out[rel] = list(read_pdf(path, f.read(), ocr="off").pages)
+            out[rel] = list(read_pdf(path, f.read(), ocr="auto").pages)
     return out
 
 
