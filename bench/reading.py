@@ -12,7 +12,13 @@ later filing) whose page is in the question's pages. hit@k: a hit among the firs
 question's must_contain occurs (whitespace-insensitive, whole figure) in one of the top-5 passages' text.
 Reported overall, per category and per split (fit / held-out) for each search mode.
 
-Writes bench/results/reading.{json,md} (--set all) or reading_<set>.{json,md}.
+`--modes keyword` alone skips embedding: the chunks are cut with the real model's tokenizer (so they are the
+same chunks as a full run) but every vector is one constant, which keyword ranking never reads. It exists
+because embedding ~1,100 filing pages takes hours on a loaded 2-core machine; its numbers are the keyword
+mode's, exactly.
+
+Writes bench/results/reading.{json,md} (--set all) or reading_<set>.{json,md}; a keyword-only run adds
+"_keyword" to the name.
 """
 from __future__ import annotations
 
@@ -21,7 +27,10 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -32,10 +41,26 @@ from common import machine, write
 from kotae import Kotae
 from kotae.config import Settings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
+from kotae.embed.base import Embedder, Kind
 
 ROOT = os.path.dirname(HERE)
 TOP_K = 10
 SEC_DIR = "sec-10q"  # the sec10q index holds every filing here, cited or not
+
+
+class KeywordOnly(Embedder):
+    """The real model's tokenizer and identity with a constant vector: for keyword-only runs."""
+
+    def __init__(self, real: Embedder) -> None:
+        self.real, self.name, self.version, self.dim = real, real.name, real.version, real.dim
+
+    def count_tokens(self, text: str) -> int:
+        return self.real.count_tokens(text)
+
+    def embed_batch(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, 0] = 1.0
+        return out
 
 
 def score(item: dict[str, Any], hits: list[tuple[str, int, str]]) -> dict[str, Any]:
@@ -97,7 +122,8 @@ def _f(v: object) -> str:
 
 
 def markdown(results: dict[str, Any], m: dict[str, Any], command: str) -> str:
-    lines = [(f"Reading golden sets (bench/golden/), default settings, {results['model']}, top-{TOP_K} searched. "
+    only = " (keyword-only run: chunks cut by the model's tokenizer, nothing embedded)" if results["keyword_only"] else ""
+    lines = [(f"Reading golden sets (bench/golden/), default settings, {results['model']}{only}, top-{TOP_K} searched. "
              f"Machine: {m['cpu']}, {m['cores']} cores, load {m['loadavg_1_5_15']}, commit {m['commit']}. "
              f"Command: `{command}`."), ""]
     for name, r in results["sets"].items():
@@ -124,14 +150,19 @@ def main() -> int:
     names = ["sec10q", "layout"] if args.set == "all" else [args.set]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     embedder = get_embedder(DEFAULT_ENGINES[0])
+    keyword_only = modes == ["keyword"]
+    if keyword_only:
+        embedder = KeywordOnly(embedder)
     results: dict[str, Any] = {"model": embedder.model_id, "top_k": TOP_K, "settings": "Settings() defaults",
-                               "data": shared, "sets": {}}
+                               "keyword_only": keyword_only, "data": shared, "sets": {}}
     for name in names:
         results["sets"][name] = run_set(name, shared, modes, embedder)
     m = machine()
     results["machine"] = m
-    command = "python bench/reading.py" + ("" if args.set == "all" else f" --set {args.set}")
-    write("reading" if args.set == "all" else f"reading_{args.set}", results, markdown(results, m, command))
+    command = "python bench/reading.py" + ("" if args.set == "all" else f" --set {args.set}") + (
+        " --modes keyword" if keyword_only else "")
+    name = ("reading" if args.set == "all" else f"reading_{args.set}") + ("_keyword" if keyword_only else "")
+    write(name, results, markdown(results, m, command))
     return 0
 
 
