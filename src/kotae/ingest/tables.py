@@ -10,6 +10,7 @@ from kotae.errors import DocumentError
 from kotae.ingest.clean import fix_mojibake, normalize_newlines, remove_control_chars
 from kotae.ingest.detect import extension
 from kotae.ingest.encoding import decode_text
+from kotae.ingest.limits import check_columns, current
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument, Section
 
@@ -50,12 +51,17 @@ def sniff_delimiter(sample: str) -> str:
         return best if first.count(best) else ","
 
 
-def _rows(text: str, delimiter: str) -> tuple[list[str], list[Section]]:
+def _rows(text: str, delimiter: str, path: str = "") -> tuple[list[str], list[Section]]:
+    first = text.find("\n")
+    check_columns(path, text.count(delimiter, 0, first if first >= 0 else len(text)) + 1)  # before parsing
     records = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(records, [])
     sections: list[Section] = []
     offset = 0
+    cap = current().max_columns
     for number, record in enumerate(records, start=1):  # numbering counts blank rows too
+        if len(record) > cap:
+            check_columns(f"{path} (row {number})", len(record))
         line = render_row(header, record)
         if line:
             sections.append(Section(1, (), line, offset, rows=(number, number), kind="rows"))
@@ -75,7 +81,7 @@ def read_csv(path: str, data: bytes) -> ParsedDocument:
             sample = sample[: sample.rfind("\n")]  # whole lines only
         delimiter = sniff_delimiter(sample)
     try:
-        header, sections = _rows(text, delimiter)
+        header, sections = _rows(text, delimiter, path)
     except csv.Error as exc:
         raise DocumentError(
             path, f"malformed CSV ({exc})", "check the quoting, or save it again as UTF-8 CSV"

@@ -1,0 +1,146 @@
+"""Reading a file in a child process under limits, so a crashing or runaway parser fails that file alone.
+
+The server reads every upload this way (`index.limits.isolate` does it for `kotae index` too). The child
+is forked from a forkserver that has the readers imported already, so a file costs a fork and the pickled
+document, not an interpreter start (bench/hostile.py measures it). The child's address space is capped
+at its size when it starts plus `max_memory_mb` (RLIMIT_AS), its CPU time by RLIMIT_CPU, and its wall time
+by the parent, which kills it at `max_seconds`. Whatever happens in the child comes back as a
+`DocumentError` naming the file; the parent never runs the parser.
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import signal
+import threading
+import time
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+from kotae.config import IndexSettings
+from kotae.errors import DocumentError
+from kotae.types import ParsedDocument
+
+_lock = threading.Lock()
+_context: Any = None
+POLL = 0.25  # seconds between checks that the child is alive
+
+
+class ReaderFailed(DocumentError):
+    """The reader raised an unforeseen exception (or died) in the child; `child_traceback` says where."""
+
+    def __init__(self, path: str, reason: str, fix: str, child_traceback: str = "") -> None:
+        super().__init__(path, reason, fix)
+        self.child_traceback = child_traceback
+
+
+def _ctx() -> Any:
+    """The forkserver context, its server preloaded with the readers (started on first use)."""
+    global _context
+    with _lock:
+        if _context is None:
+            from kotae import plugins
+
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["kotae.pipeline", "kotae.isolate", *plugins.BUILTIN_READERS])
+            _context = ctx
+        return _context
+
+
+def read_isolated(path: str, settings: IndexSettings, progress: Any = None) -> ParsedDocument:
+    """`pipeline._read` in a child process under `settings.limits`; DocumentError when it fails, runs out of
+    memory or time, or dies. "pages" progress is relayed as the child reports it."""
+    limits = settings.limits
+    ctx = _ctx()
+    receiver, sender = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child, args=(sender, path, settings), daemon=True, name="kotae-reader")
+    child.start()
+    sender.close()
+    deadline = time.monotonic() + limits.max_seconds
+    outcome: tuple[Any, ...] | None = None
+    try:
+        while outcome is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DocumentError(path, f"reading took over {limits.max_seconds:g} s and was stopped",
+                                    "split the file, or raise index.limits.max_seconds")
+            if receiver.poll(min(left, POLL)):
+                try:
+                    message = receiver.recv()
+                except EOFError:
+                    break  # the child died before it answered
+                if message[0] == "pages":
+                    if progress:
+                        progress("pages", message[1])
+                    continue
+                outcome = message
+            elif not child.is_alive() and not receiver.poll():
+                break
+    finally:
+        receiver.close()
+        if child.is_alive():
+            child.kill()
+        child.join(5)
+    if outcome is None:
+        raise _death(path, child.exitcode, limits.max_memory_mb)
+    kind, *rest = outcome
+    if kind == "ok":
+        doc: ParsedDocument = rest[0]
+        return doc
+    if kind == "document_error":
+        raise DocumentError(path, rest[0], rest[1])
+    if kind == "memory":
+        raise DocumentError(path, f"reading needed over {limits.max_memory_mb} MB of memory and was stopped",
+                            "split the file, or raise index.limits.max_memory_mb")
+    type_name, text, tb = rest
+    raise ReaderFailed(path, f"could not be read ({type_name}{': ' + text if text else ''})",
+                       "run with --debug for the traceback, and report it if the file is valid", tb)
+
+
+def _death(path: str, exitcode: int | None, memory_mb: int) -> DocumentError:
+    if exitcode == -signal.SIGXCPU:
+        return DocumentError(path, "reading used up its CPU time and was stopped",
+                             "split the file, or raise index.limits.max_seconds")
+    if exitcode == -signal.SIGKILL:  # the kernel's OOM killer, or someone else
+        return DocumentError(path, f"the reading process was killed (out of memory? limit {memory_mb} MB)",
+                             "split the file, or raise index.limits.max_memory_mb")
+    how = f"signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit status {exitcode}"
+    return ReaderFailed(path, f"the reader crashed ({how})", "report it if the file is valid")
+
+
+def _vm_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
+def _child(sender: Connection, path: str, settings: IndexSettings) -> None:
+    """In the child: cap memory and CPU, read, send back the document or what went wrong."""
+    import resource
+
+    from kotae.pipeline import _read
+
+    limits = settings.limits
+    try:
+        cap = _vm_bytes() + limits.max_memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        cpu = math.ceil(limits.max_seconds * max(1, os.cpu_count() or 1)) + 5
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    except (ValueError, OSError):
+        pass  # a platform without these limits: the wall-clock limit still holds
+    try:
+        doc = _read(path, settings, lambda event, n: sender.send(("pages", n)) if event == "pages" else None)
+        sender.send(("ok", doc))
+    except DocumentError as e:
+        sender.send(("document_error", e.reason, e.fix))
+    except MemoryError:
+        sender.send(("memory",))
+    except BaseException as e:  # noqa: BLE001 - everything is reported to the parent, which decides
+        text = str(e).splitlines()[0][:300] if str(e) else ""
+        sender.send(("error", type(e).__name__, text, "".join(traceback.format_exception(e))))
+    finally:
+        sender.close()
