@@ -209,6 +209,8 @@ class ServerSettings:
                                flag="--api-key", env="KOTAE_API_KEY", secret=True, in_file=False)
     cors_origins: tuple[str, ...] = _opt((), "allow browser calls from these origins", flag="--cors-origin")
     max_upload_mb: float = _opt(50.0, "largest upload in MB", flag="--max-upload-mb")
+    max_uploads: int = _opt(4, "uploads received at once (more get 503 and Retry-After)")
+    max_connections: int = _opt(200, "open connections at once (more get 503)")
     upload_dir: str | None = _opt(None, "where uploads are saved (default INDEX/uploads)", flag="--upload-dir")
 
 

@@ -28,7 +28,7 @@ from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
 from kotae.isolate import read_isolated
-from kotae.names import on_disk
+from kotae.names import on_disk, shown
 from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
 from kotae.pipeline import discover as _discover
 from kotae.records import RecordsReport, index_records
@@ -39,7 +39,7 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks"]
+__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "load_embedder", "load_llm", "migrate", "preview_chunks", "shown"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images

@@ -39,11 +39,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         _ = k.llm  # a configured model loads (and fails) now, not at the first question
         app = create_app(k, upload_dir=upload_dir, api_key=s.server.api_key or None,
-                         cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb)
+                         cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb,
+                         max_uploads=s.server.max_uploads)
         host, port = s.server.host, s.server.port
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
         print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs; Ctrl-C to stop)", flush=True)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        # timeout_keep_alive closes idle connections; a stalled body is the Guard's (408 after 20 s)
+        uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=5,
+                    limit_concurrency=s.server.max_connections, h11_max_incomplete_event_size=64 * 1024)
     finally:
         k.close()
     return 0
