@@ -42,7 +42,7 @@ sys.exit(main(["--index", sys.argv[1], "--model", "fake", "index", sys.argv[2]])
 def make_docs(folder) -> None:
     os.makedirs(folder, exist_ok=True)
     rng = random.Random(7)
-    words = "leave salary travel meal allowance contract office holiday train hotel invoice".split()
+    words = ["leave", "salary", "travel", "meal", "allowance", "contract", "office", "holiday", "train", "hotel", "invoice"]
     for i in range(FILES):
         body = "\n\n".join(" ".join(rng.choice(words) for _ in range(60)) + "." for _ in range(8))
         with open(os.path.join(folder, f"doc{i:02d}.md"), "w") as f:

@@ -19,6 +19,8 @@ from kotae.pipeline import _read, doc_id_for, index_paths
 from kotae.store.sqlite import SQLiteStore
 
 CASES = cases()
+ISOLATED = ("flip-pdf", "flip-docx", "flip-html", "truncated-", "bomb-", "pdf-", "docx-", "symlink-", "fifo",
+            "deep-html", "csv-wide", "xxe")  # the parsers' cases (images take OCR time; they run in process above)
 GOOD_TEXT = "The good file beside it says that the canteen opens at eight in the morning."
 
 
@@ -86,7 +88,7 @@ def test_hostile_file_fails_alone_or_is_indexed(tmp_path, case):
 
 def test_all_cases_in_one_isolated_batch(tmp_path):
     """Each file read in a child process: the same verdicts where they are certain, the batch goes on."""
-    batch = [c for c in CASES if c.during is None and c.limits == LimitSettings()]
+    batch = [c for c in CASES if c.during is None and c.limits == LimitSettings() and c.id.startswith(ISOLATED)]
     paths = {}
     for c in batch:
         folder = tmp_path / "in" / c.id

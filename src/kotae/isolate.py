@@ -13,6 +13,7 @@ import math
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -41,10 +42,21 @@ def _ctx() -> Any:
     global _context
     with _lock:
         if _context is None:
-            from kotae import plugins
-
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["kotae.pipeline", "kotae.isolate", *plugins.BUILTIN_READERS])
+            ctx.set_forkserver_preload(["kotae.isolate", "kotae.isolate_preload"])
+            # Python 3.11's forkserver ignores the parent's sys.path: hand it over through the environment
+            # while the server starts, so it imports this kotae (not another one installed).
+            before = os.environ.get("PYTHONPATH")
+            os.environ["PYTHONPATH"] = os.pathsep.join(p or os.getcwd() for p in sys.path)
+            try:
+                from multiprocessing import forkserver
+
+                forkserver.ensure_running()
+            finally:
+                if before is None:
+                    del os.environ["PYTHONPATH"]
+                else:
+                    os.environ["PYTHONPATH"] = before
             _context = ctx
         return _context
 

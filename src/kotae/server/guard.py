@@ -105,7 +105,7 @@ class Guard:
         except ApiError as e:  # raised while the body streamed in, outside any route's handler
             if watching.started:
                 raise
-            await error_response(e.status_code, e.code, str(e.detail), e.headers)(scope, receive, send)
+            await error_response(e.status_code, e.code, str(e.detail), dict(e.headers or {}))(scope, receive, send)
         finally:
             self.uploads -= upload
 
