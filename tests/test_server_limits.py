@@ -83,14 +83,14 @@ def test_the_413_names_the_configured_limit(served):
 
 @pytest.mark.parametrize(("limits", "reason"), [
     (LimitSettings(max_seconds=0.001), "reading took over 0.001 s and was stopped"),
-    (LimitSettings(max_memory_mb=1), "note.md: "),
+    (LimitSettings(max_memory_mb=1), "note.md: "),  # 3 MB to read, 1 MB allowed
 ])
 def test_a_runaway_reader_fails_that_upload_and_the_server_goes_on(tmp_path, limits, reason):
     store = open_store(str(tmp_path / "index"))
     k = Kotae(store, FakeEmbedder(), Settings(index=IndexSettings(limits=limits)))
     app = create_app(k, upload_dir=str(tmp_path / "uploads"))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=60) as client:
-        r = client.post("/documents", files={"file": ("note.md", NOTE)}, params={"wait": "true"})
+        r = client.post("/documents", files={"file": ("note.md", NOTE * 40_000)}, params={"wait": "true"})
         assert r.status_code == 422 and r.json()["error"]["code"] == "indexing_failed"
         assert reason in r.json()["error"]["message"]
         assert client.get("/health").status_code == 200

@@ -27,7 +27,7 @@ from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
-from kotae.isolate import read_isolated
+from kotae.isolate import read_isolated, warm_up
 from kotae.names import on_disk, shown
 from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
 from kotae.pipeline import discover as _discover
@@ -152,6 +152,12 @@ class Kotae:
         if report.indexed:
             self.self_calibrate()
         return report
+
+    @staticmethod
+    def warm_up_isolation() -> None:
+        """Start the process files are read in under `index(isolate=True)` now: it takes seconds (it imports
+        every reader), which the first upload would otherwise wait."""
+        warm_up()
 
     def index_records(self, records: Sequence[Record], collection: str, progress: Progress | None = None,
                       batch: int = 500) -> RecordsReport:

@@ -26,6 +26,7 @@ from kotae.types import ParsedDocument
 
 _lock = threading.Lock()
 _context: Any = None
+_warm = False
 POLL = 0.25  # seconds between checks that the child is alive
 
 
@@ -67,8 +68,11 @@ def read_isolated(path: str, settings: IndexSettings, progress: Any = None) -> P
     limits = settings.limits
     ctx = _ctx()
     receiver, sender = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(sender, path, settings), daemon=True, name="kotae-reader")
-    child.start()
+    from kotae.ingest.registry import READERS
+
+    child = ctx.Process(target=_child, args=(sender, path, settings, sorted(READERS), list(sys.path)),
+                        daemon=True, name="kotae-reader")
+    _start(child)
     sender.close()
     deadline = time.monotonic() + limits.max_seconds
     outcome: tuple[Any, ...] | None = None
@@ -130,11 +134,55 @@ def _vm_bytes() -> int:
         return 0
 
 
-def _child(sender: Connection, path: str, settings: IndexSettings) -> None:
+def _start(child: Any) -> None:
+    """Start `child` without re-running the parent's __main__ in it: multiprocessing imports the main module
+    in every forkserver child (for a server or a test run that is seconds of imports per file, and the
+    reader needs none of it)."""
+    from multiprocessing import spawn
+
+    with _lock:
+        original = spawn.get_preparation_data
+
+        def without_main(name: str) -> dict[str, Any]:
+            data = original(name)
+            data.pop("init_main_from_name", None)
+            data.pop("init_main_from_path", None)
+            return data
+
+        spawn.get_preparation_data = without_main  # type: ignore[assignment]
+        try:
+            child.start()
+        finally:
+            spawn.get_preparation_data = original  # type: ignore[assignment]
+
+
+def warm_up() -> None:
+    """Start the forkserver now and wait until it is ready (it takes seconds: it imports every reader and
+    plug-in), so the first file does not wait for it."""
+    global _warm
+    if _warm:
+        return
+    child = _ctx().Process(target=_nothing, daemon=True, name="kotae-reader-warm-up")
+    _start(child)
+    child.join()
+    _warm = True
+
+
+def _nothing() -> None:
+    pass
+
+
+def _child(sender: Connection, path: str, settings: IndexSettings, kinds: list[str], parent_path: list[str]) -> None:
     """In the child: cap memory and CPU, read, send back the document or what went wrong."""
     import resource
 
+    from kotae import plugins
+    from kotae.ingest.registry import READERS
     from kotae.pipeline import _read
+
+    if set(kinds) - set(READERS):  # a plug-in the parent loaded after the forkserver started
+        sys.path[:] = parent_path
+        plugins.load(refresh=True)
 
     limits = settings.limits
     try:

@@ -10,6 +10,7 @@ from importlib.resources import files
 from typing import Annotated
 
 from fastapi import FastAPI, Security
+from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse
 from fastapi.security import APIKeyHeader
@@ -47,6 +48,7 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(kotae.warm_up_isolation)  # uploads are read in a child process
         _resume(ctx)
         ctx.worker.start()
         yield
