@@ -78,6 +78,8 @@ def large_cases(folder: str) -> list[tuple[str, str, str]]:
 
     out.append(("large-md-10mb-line-words", put("line-words.md", lambda f: f.write(b"# T\n\n" + b"word " * 2_000_000)),
                 "Markdown, one 10 MB line of words"))
+    out.append(("large-md-9.9mb-line-words", put("line-words-9.md", lambda f: f.write(
+        b"# T\n\n" + b"word " * 1_980_000)), "Markdown, one 9.9 MB line of words (under max_chars)"))
     out.append(("large-md-10mb-line-nospace", put("line-x.md", lambda f: f.write(b"# T\n\n" + b"x" * 10_000_000)),
                 "Markdown, one 10 MB line without a space"))
     out.append(("large-text-9.9m-chars", put("prose.txt", lambda f: f.write(
@@ -174,7 +176,7 @@ def sync_cost(n: int = 40) -> dict:  # type: ignore[type-arg]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", nargs="*", help="case ids to run")
+    ap.add_argument("--only", nargs="*", help="case ids to run (their rows replace those of the last run)")
     ap.add_argument("--skip-large", action="store_true")
     args = ap.parse_args()
     from dataclasses import asdict
@@ -200,6 +202,14 @@ def main() -> None:
                          else None, **r})
             print(f"{case_id:32s} {r['outcome']:10s} {r.get('seconds') or 0:7.2f} s "
                   f"{r.get('over_mb') or 0:8.1f} MB  {r.get('message', '')[:90]}", flush=True)
+    if args.only:  # a partial run updates the rows of the last full one
+        try:
+            with open(os.path.join(HERE, "results", "hostile.json"), encoding="utf-8") as f:
+                old = json.load(f)["cases"]
+        except (OSError, KeyError, ValueError):
+            old = []
+        new = {r["id"]: r for r in rows}
+        rows = [new.pop(r["id"], r) for r in old] + list(new.values())
     iso, sync = isolation_cost(), sync_cost()
     worst = max((r for r in rows if r.get("over_mb") is not None), key=lambda r: r["over_mb"])
     payload = {"machine": machine(), "cap_mb": CAP_MB, "cases": rows, "isolation": iso, "synchronous": sync,
