@@ -96,3 +96,19 @@ def test_a_runaway_reader_fails_that_upload_and_the_server_goes_on(tmp_path, lim
         assert client.get("/health").status_code == 200
         assert store.documents() == []
     store.close()
+
+
+def test_a_connection_that_sends_no_request_is_closed(served, monkeypatch):
+    from kotae.server import protocol
+
+    url, client = served
+    monkeypatch.setattr(protocol, "HEADER_TIMEOUT", 0.5)
+    parts = urlsplit(url)
+    silent = socket.create_connection((parts.hostname, parts.port))
+    slow = socket.create_connection((parts.hostname, parts.port))
+    slow.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # the headers never end
+    for sock in (silent, slow):
+        sock.settimeout(30)
+        assert sock.recv(1024) == b""  # closed by the server, nothing sent
+        sock.close()
+    assert client.get("/health").status_code == 200

@@ -26,6 +26,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from kotae.errors import ConfigError
     from kotae.server import create_app
+    from kotae.server.protocol import uvicorn_options
 
     s = args.settings
     location = s.store.location
@@ -44,9 +45,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host, port = s.server.host, s.server.port
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
         print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs; Ctrl-C to stop)", flush=True)
-        # timeout_keep_alive closes idle connections; a stalled body is the Guard's (408 after 20 s)
-        uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=5,
-                    limit_concurrency=s.server.max_connections, h11_max_incomplete_event_size=64 * 1024)
+        # idle connections and slow headers are closed (server/protocol.py); a stalled body is the Guard's
+        uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=s.server.max_connections,
+                    **uvicorn_options())
     finally:
         k.close()
     return 0
