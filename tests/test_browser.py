@@ -32,6 +32,8 @@ pytest.importorskip("playwright.sync_api", reason="Playwright drives the browser
 
 from playwright.sync_api import Page, expect, sync_playwright
 
+expect.set_options(timeout=20_000)  # uploads are read in a child process: a loaded 2-core machine can need > 5 s
+
 # Pixels of the translucent highlight over white paper (see kotae.server.render.FILL).
 COUNT_HIGHLIGHT = """img => {
   const c = document.createElement('canvas');
