@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: setup run repl test test-fast lint samples clean
+.PHONY: setup system-packages run repl test test-fast lint samples clean
 
 setup: $(VENV)/.installed
 
@@ -25,14 +25,18 @@ repl: setup
 	$(KOTAE) --index $(INDEX) index samples/docs
 	$(KOTAE) --index $(INDEX) repl
 
-test: setup
+# Debian packages of the OCR and browser tests: installed when run as root with apt, else named (those tests skip).
+system-packages:
+	@sh .ci/system-packages
+
+test: setup system-packages
 	$(PY) -m pytest -q
 
-test-fast: setup
+test-fast: setup system-packages
 	$(PY) -m pytest -q -m "not slow"
 
 lint: setup
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy src
 
 samples: setup

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import FakeEmbedder
 
+from conftest import FakeEmbedder
 from kotae import Kotae
 from kotae.answer import checks
 from kotae.answer.complete import answer_part, compose

@@ -3,7 +3,7 @@
     Settings
       store   where the index lives (a folder for SQLite, or a PostgreSQL URL)
       embed   the embedding model
-      index   how files are read and cut: index.chunk, index.ocr, index.zip
+      index   how files are read and cut: index.chunk, index.ocr, index.zip, index.limits
       search  retrievers, fusion, rerank; search.gate (abstention)
       llm     the optional answer model
       judge   the optional grading model of `kotae eval`
@@ -108,10 +108,25 @@ class ZipSettings:
 
 
 @dataclass(frozen=True)
+class LimitSettings:
+    """Caps on one file, checked before the work they bound (bench/hostile.py measures what they hold)."""
+
+    max_chars: int = _opt(10_000_000, "characters of text in one file; larger files are refused")
+    max_pixels: int = _opt(40_000_000, "pixels of one image or TIFF frame; larger ones are refused")
+    max_frames: int = _opt(500, "frames of one TIFF; longer ones are refused")
+    max_columns: int = _opt(10_000, "columns of one CSV; wider ones are refused")
+    isolate: bool = _opt(False, "read each file in a child process under max_seconds and max_memory_mb "
+                         "(the server always does)", flag="--isolate")
+    max_seconds: float = _opt(300.0, "seconds to read one file in a child process (isolate)")
+    max_memory_mb: int = _opt(2048, "MB of memory a child process reading one file may add (isolate)")
+
+
+@dataclass(frozen=True)
 class IndexSettings:
     chunk: ChunkSettings = field(default_factory=ChunkSettings, metadata=SECTION)
     ocr: OcrSettings = field(default_factory=OcrSettings, metadata=SECTION)
     zip: ZipSettings = field(default_factory=ZipSettings, metadata=SECTION)
+    limits: LimitSettings = field(default_factory=LimitSettings, metadata=SECTION)
     tags: tuple[str, ...] = _opt((), "tags given to the documents indexed", flag="--tag")
     cut_references: bool = _opt(False, "drop everything from the last References/参考文献 heading",
                                 flag="--cut-references")
@@ -209,6 +224,8 @@ class ServerSettings:
                                flag="--api-key", env="KOTAE_API_KEY", secret=True, in_file=False)
     cors_origins: tuple[str, ...] = _opt((), "allow browser calls from these origins", flag="--cors-origin")
     max_upload_mb: float = _opt(50.0, "largest upload in MB", flag="--max-upload-mb")
+    max_uploads: int = _opt(4, "uploads received at once (more get 503 and Retry-After)")
+    max_connections: int = _opt(200, "open connections at once (more get 503)")
     upload_dir: str | None = _opt(None, "where uploads are saved (default INDEX/uploads)", flag="--upload-dir")
 
 

@@ -29,6 +29,8 @@ from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.ingest.detect import is_supported
 from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
+from kotae.isolate import read_isolated, warm_up
+from kotae.names import on_disk, shown
 from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
 from kotae.pipeline import discover as _discover
 from kotae.records import RecordsReport, index_records
@@ -39,7 +41,7 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "supported_types"]
+__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "shown", "supported_types"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -149,15 +151,25 @@ class Kotae:
         return s
 
     def index(self, paths: Iterable[str], progress: Progress | None = None, *, force: bool = False,
-              names: Mapping[str, str] | None = None) -> IndexReport:
+              names: Mapping[str, str] | None = None, isolate: bool | None = None) -> IndexReport:
         """Index files and folders (recursive); each file succeeds or fails alone, in one transaction.
         Unchanged files are skipped; `names` gives explicit files their display name (e.g. an upload's).
+        With `isolate` (default `index.limits.isolate`) each file is read in a child process under
+        `index.limits` (`kotae.isolate`): what the server does with uploads.
         The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`)."""
-        report = index_paths(list(paths), self.store, self.embedder, self.index_settings(), progress, force=force,
-                             names=names)
+        settings = self.index_settings()
+        isolated = settings.limits.isolate if isolate is None else isolate
+        report = index_paths(list(paths), self.store, self.embedder, settings, progress, force=force,
+                             names=names, read=read_isolated if isolated else None)
         if report.indexed:
             self.self_calibrate()
         return report
+
+    @staticmethod
+    def warm_up_isolation() -> None:
+        """Start the process files are read in under `index(isolate=True)` now: it takes seconds (it imports
+        every reader), which the first upload would otherwise wait."""
+        warm_up()
 
     def index_records(self, records: Sequence[Record], collection: str, progress: Progress | None = None,
                       batch: int = 500) -> RecordsReport:
@@ -297,13 +309,14 @@ class Kotae:
             raise NotFound(f"{info.file} is a {info.kind} document; page images exist for PDFs and images only "
                            "(no renderer for this type: its text is at GET /documents/{id}/pages/{n}/text)",
                            code="no_page_image")
-        if not os.path.isfile(info.path):
+        source = on_disk(info.path)
+        if not os.path.isfile(source):
             raise NotFound(f"{info.file}: the original file is no longer on the server; upload it again",
                            code="source_missing")
         passages = self._passages(doc_id, page, list(highlight))
         words = self.store.page_words(doc_id, page) if passages else None
         try:
-            png, boxes = self._pages.get(info.path, info.sha256, page, passages, scale, kind=info.kind, words=words)
+            png, boxes = self._pages.get(source, info.sha256, page, passages, scale, kind=info.kind, words=words)
         except PageNotFound as e:
             raise NotFound(f"{info.file}: {e}", code="page_not_found") from e
         except UNRENDERABLE as e:

@@ -5,12 +5,14 @@ import hashlib
 import json
 import os
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
+from typing import NoReturn
 
 import numpy as np
 
@@ -18,11 +20,12 @@ from kotae.chunking import chunk_document
 from kotae.config import IndexSettings
 from kotae.embed.base import Embedder
 from kotae.errors import DocumentError
-from kotae.ingest import read_document
+from kotae.ingest import MAX_BYTES, read_document
 from kotae.ingest.clean import normalize_width
 from kotae.ingest.detect import skip_reason
 from kotae.ingest.ocr import options_from
 from kotae.ingest.zipcap import ZipLimits
+from kotae.names import storable
 from kotae.search.analyze import analyze
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
@@ -36,6 +39,7 @@ class IndexReport:
     skipped: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line reason)
     passed_over: list[tuple[str, str]] = field(default_factory=list)  # (path, why): what folder walks did not read
+    tracebacks: dict[str, str] = field(default_factory=dict)  # path → traceback of an unforeseen failure
     warnings: list[str] = field(default_factory=list)
     # seconds per stage over the whole run: hash, read (parse, clean, OCR), chunk, embed, analyze, write
     seconds: dict[str, float] = field(default_factory=dict)
@@ -92,7 +96,8 @@ def discover(paths: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def doc_id_for(path: str) -> str:
-    return hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
+    """The document id of a path: its absolute path's bytes hashed (names that are not UTF-8 included)."""
+    return hashlib.sha1(os.fsencode(os.path.abspath(path))).hexdigest()[:16]
 
 
 def embed_text(chunk: Chunk, contextual_prefix: bool = False) -> str:
@@ -109,13 +114,25 @@ def text_hash(model_id: str, text: str) -> str:
 
 
 EMBED_BATCH = 256  # chunks of consecutive small files embedded in one call (bench/embed_batching.py)
-UNFORESEEN = (OSError, ValueError, RuntimeError)  # a reader library failing in an unforeseen way
+HASH_BLOCK = 1 << 20
+Reader = Callable[[str, IndexSettings, "Progress | None"], ParsedDocument]  # (path, settings, progress)
+
+
+def failure(path: str, stage: str, exc: BaseException) -> str:
+    """One line for a file that failed in an unforeseen way: the file, the stage, the exception's type."""
+    detail = str(exc).splitlines()[0][:300] if str(exc) else ""
+    return f"{path}: could not be {stage} ({type(exc).__name__}{': ' + detail if detail else ''}); " \
+           "run with --debug for the traceback, and report it if the file is valid"
 
 
 def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings: IndexSettings,
                 progress: Progress | None = None, *, force: bool = False,
-                names: Mapping[str, str] | None = None) -> IndexReport:
+                names: Mapping[str, str] | None = None, read: Reader | None = None) -> IndexReport:
     """Index files and folders; each file succeeds or fails alone, each in one transaction.
+
+    Any exception reading, cleaning, OCR-ing, chunking or embedding a file fails that file alone (its
+    traceback kept in `report.tracebacks`); nothing of it is stored and the batch goes on. `read` replaces
+    the in-process reader (the server reads in a child process under limits: `kotae.isolate`).
 
     `names` gives explicit files their display (and cited) name; otherwise a file's name is its path relative
     to the folder it was found in, or its base name. Chunks of consecutive small files are embedded together
@@ -138,20 +155,29 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         if progress:
             progress("file", 1)
 
+    def fail(path: str, stage: str, e: Exception) -> None:
+        if isinstance(e, DocumentError):
+            report.failed.append((path, str(e)))
+            if getattr(e, "child_traceback", ""):  # an unforeseen failure in an isolated reader
+                report.tracebacks[path] = e.child_traceback  # type: ignore[attr-defined]
+            return
+        report.failed.append((path, failure(path, stage, e)))
+        report.tracebacks[path] = "".join(traceback.format_exception(e))
+
     def flush() -> None:
         if not pending:
             return
         try:
             vectors = embed_prepared([p for _, p in pending], store, embedder, progress, seconds=report.seconds)
-        except (DocumentError, *UNFORESEEN) as e:
-            why = f"could not be embedded ({type(e).__name__}: {e})"
-            report.failed += [(path, f"{path}: {why}") for path, _ in pending]
+        except Exception as e:  # noqa: BLE001 - one file fails alone
+            for path, _ in pending:
+                fail(path, "embedded", e)
             vectors = []
         for (path, p), v in zip(pending, vectors):
             try:
                 write_prepared(p, v, store, seconds=report.seconds)
-            except (DocumentError, *UNFORESEEN) as e:
-                report.failed.append((path, f"{path}: could not be written ({type(e).__name__}: {e})"))
+            except Exception as e:  # noqa: BLE001 - one file fails alone
+                fail(path, "written", e)
             else:
                 report.indexed.append(p.info)
                 report.warnings += [f"{path}: {w}" for w in p.info.warnings]
@@ -164,11 +190,9 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         name = (names or {}).get(path, name)
         try:
             prepared = prepare_file(path, name, store, embedder, settings, progress, force=force,
-                                    seconds=report.seconds)
-        except DocumentError as e:
-            report.failed.append((path, str(e)))
-        except UNFORESEEN as e:
-            report.failed.append((path, f"{path}: could not be read ({type(e).__name__}: {e})"))
+                                    seconds=report.seconds, read=read)
+        except Exception as e:  # noqa: BLE001 - one file's failure, whatever it is, must not end the batch
+            fail(path, "read", e)
         else:
             if prepared is not None:
                 pending.append((path, prepared))
@@ -208,22 +232,56 @@ class Prepared:
     keyword: list[str]
 
 
+def file_digest(path: str) -> str:
+    """The sha256 of a file, read in blocks; refused (DocumentError) past MAX_BYTES before any is read."""
+    try:
+        with open(path, "rb", buffering=0) if _regular(path) else _not_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_BYTES:
+                raise DocumentError(path, f"file is {size // (1024 * 1024)} MB, over the "
+                                    f"{MAX_BYTES // (1024 * 1024)} MB limit", "split it into smaller files")
+            digest = hashlib.sha256()
+            while block := f.read(HASH_BLOCK):
+                digest.update(block)
+    except FileNotFoundError as e:
+        raise DocumentError(path, "file disappeared while being read", "check the path and index again") from e
+    except IsADirectoryError as e:
+        raise DocumentError(path, "is a folder, not a file", "pass the files inside it") from e
+    except PermissionError as e:
+        raise DocumentError(path, "permission denied", "make the file readable and index it again") from e
+    except OSError as e:
+        raise DocumentError(path, f"cannot read the file ({e.strerror or e})",
+                            "check the disk, and that it is not a loop of symbolic links") from e
+    return digest.hexdigest()
+
+
+def _regular(path: str) -> bool:
+    """True for a regular file (symbolic links followed); a FIFO, device or socket would block or never end."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # let open() say what is wrong (missing, a loop of links, permission)
+
+
+def _not_regular(path: str) -> NoReturn:
+    raise DocumentError(path, "not a regular file (a device, pipe or socket)", "index regular files only")
+
+
 def prepare_file(path: str, name: str, store: Store, embedder: Embedder, settings: IndexSettings,
                  progress: Progress | None = None, *, force: bool = False,
-                 seconds: dict[str, float] | None = None) -> Prepared | None:
+                 seconds: dict[str, float] | None = None, read: Reader | None = None) -> Prepared | None:
     """Everything before embedding (hash, read, chunk, analyze); None when the file is unchanged."""
     abspath = os.path.abspath(path)
+    key, name = storable(abspath), storable(name)  # names that are not UTF-8: their bytes as \xNN
     with _timed(seconds, "hash"):
-        try:
-            with open(abspath, "rb") as f:
-                digest = hashlib.sha256(f.read()).hexdigest()
-        except FileNotFoundError as e:
-            raise DocumentError(path, "file disappeared while being read", "check the path and index again") from e
-        old = store.document(abspath)
+        digest = file_digest(abspath)
+        old = store.document(key)
     if old is not None and old.sha256 == digest and not force and set(settings.tags) <= set(old.tags):
         return None
     with _timed(seconds, "read"):
-        doc = _read(abspath, settings, progress)
+        doc = (read or _read)(abspath, settings, progress)
     doc_id = doc_id_for(abspath)
     c = settings.chunk
     with _timed(seconds, "chunk"):
@@ -236,7 +294,7 @@ def prepare_file(path: str, name: str, store: Store, embedder: Embedder, setting
     with _timed(seconds, "analyze"):
         keyword = [" ".join(analyze(t)) for t in texts]
     info = DocumentInfo(
-        id=doc_id, path=abspath, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
+        id=doc_id, path=key, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
         chunks=len(chunks), lang=_majority(ch.lang for ch in chunks),
         indexed_at=datetime.now(UTC).isoformat(timespec="seconds"), tags=tuple(settings.tags),
         warnings=doc.warnings,
@@ -275,7 +333,7 @@ def _read(path: str, settings: IndexSettings, progress: Progress | None) -> Pars
             progress("pages", n)
 
     doc = read_document(path, cut_references=settings.cut_references,
-                        ocr=options_from(settings.ocr, on_page),
+                        ocr=options_from(settings.ocr, on_page), limits=settings.limits,
                         zip_limits=ZipLimits(settings.zip.max_inflated_mb, settings.zip.max_ratio))
     if progress:
         progress("pages", max(0, len(doc.pages) - ocred[0]))

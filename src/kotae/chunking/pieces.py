@@ -55,6 +55,25 @@ def _hard_cut(
     return pieces
 
 
+HUGE = 20_000  # characters of one sentence past which it is first cut into windows of about the budget
+
+
+def _windows(text: str, start: int, end: int, chars: int) -> list[tuple[int, int]]:
+    """text[start:end] in spans of at most `chars`, each ending at its last whitespace when it has one."""
+    out = []
+    while end - start > chars:
+        cut = max(text.rfind(" ", start, start + chars), text.rfind("\n", start, start + chars))
+        stop = cut if cut > start else start + chars
+        span = _trim(text, start, stop)
+        if span:
+            out.append(span)
+        start = stop
+    span = _trim(text, start, end)
+    if span:
+        out.append(span)
+    return out
+
+
 def split_long(
     text: str, start: int, end: int, count: Callable[[str], int], max_tokens: int, level: int = 0
 ) -> list[tuple[int, int, int]]:
@@ -65,6 +84,10 @@ def split_long(
     cost = count(text[start:end])
     if cost <= max_tokens:
         return [(start, end, cost)]
+    if end - start > HUGE and level == 0:  # cut into windows near the budget first: one unit per word of a
+        chars = max(1, int(max_tokens * (end - start) / cost * 0.9))  # 10 MB "sentence" took GBs
+        return [p for s, e in _windows(text, start, end, chars)
+                for p in split_long(text, s, e, count, max_tokens, 0 if e - s <= HUGE else 1)]
     if level < len(_LEVELS):
         parts = _cut(text, start, end, _LEVELS[level])
         if len(parts) > 1:

@@ -21,7 +21,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.settings = settings_from(args)
         return int(args.run(args) or 0)
     except KotaeError as e:
-        print(f"kotae: {e}", file=sys.stderr)
+        from kotae.facade import shown
+
+        print(f"kotae: {shown(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -50,6 +50,8 @@ def global_options(suppress: bool) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("index and model")
     add_settings(g, *GLOBAL_KEYS, suppress=suppress)
+    g.add_argument("--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                   help="print the traceback of a file that failed in an unforeseen way")
     g.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS if suppress else None,
                    help="settings file (TOML; default $KOTAE_CONFIG, else ./kotae.toml when present)")
     return p

@@ -96,17 +96,19 @@ def cmd_repl(args: argparse.Namespace) -> int:
 
 
 def format_answer(a: Answer) -> str:
+    from kotae.facade import shown
+
     lines = [a.answer, ""]
     for n in a.notices:
         lines.append(f"({n})")
     for s in a.sources:
         d = s.to_dict()
         scores = "  ".join(f"{k}={d[k]}" for k in ("similarity", "bm25", "fused", "rerank") if d[k] is not None)
-        lines.append(f"[{s.n}] {s.hit.chunk.anchor}   {scores}")
+        lines.append(f"[{s.n}] {shown(s.hit.chunk.anchor)}   {scores}")
         lines.append(f"    {s.excerpt}")
     if a.also_retrieved:
         lines.append("also retrieved:")
-        lines += [f"[{s.n}] {s.hit.chunk.anchor}" for s in a.also_retrieved]
+        lines += [f"[{s.n}] {shown(s.hit.chunk.anchor)}" for s in a.also_retrieved]
     if a.mode == "llm" and a.citations:
         c = a.citations
         lines.append(f"citations: {c['valid']} valid, {c['invalid']} invalid, {c['unsupported']} unsupported, "

@@ -65,7 +65,7 @@ def open_index(args: argparse.Namespace, create: bool = False):  # type: ignore[
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from kotae.facade import discover
+    from kotae.facade import discover, shown
     from kotae.progress import IndexProgress
 
     missing = [p for p in args.paths if not os.path.exists(p)]
@@ -74,9 +74,11 @@ def cmd_index(args: argparse.Namespace) -> int:
         with IndexProgress(len(discover(paths))) as progress:
             report = k.index(paths, progress.update, force=args.force)
         for w in report.warnings:
-            print(f"warning: {w}", file=sys.stderr)
-        for _, msg in report.failed:
-            print(f"error: {msg}", file=sys.stderr)
+            print(f"warning: {shown(w)}", file=sys.stderr)
+        for path, msg in report.failed:
+            print(f"error: {shown(msg)}", file=sys.stderr)
+            if getattr(args, "debug", False) and path in report.tracebacks:
+                print(report.tracebacks[path], file=sys.stderr)
         chunks = sum(d.chunks for d in report.indexed)
         passed = f", {len(report.passed_over)} not read (below)" if report.passed_over else ""
         print(f"indexed {len(report.indexed)} file(s) ({chunks} chunks), {len(report.skipped)} unchanged, "
@@ -86,7 +88,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(line)
         print(k.calibration().describe())
     for p in missing:
-        print(f"error: {p}: no such file or folder", file=sys.stderr)
+        print(f"error: {shown(p)}: no such file or folder", file=sys.stderr)
     return 1 if report.failed or missing else 0
 
 
@@ -104,6 +106,8 @@ def passed_over_lines(items: list[tuple[str, str]], examples: int = 3) -> list[s
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from kotae.facade import shown
+
     with open_index(args) as k:
         docs = k.documents()
         gate = k.calibration().describe()
@@ -113,26 +117,28 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not docs:
         print("no documents indexed")
     for d in docs:
-        print(f"{d.file}\t{d.kind}\t{d.pages} page(s)\t{d.chunks} chunk(s)\t{d.lang}\t{d.indexed_at}"
-              + (f"\ttags={','.join(d.tags)}" if d.tags else ""))
+        print(f"{shown(d.file)}\t{d.kind}\t{d.pages} page(s)\t{d.chunks} chunk(s)\t{d.lang}\t{d.indexed_at}"
+              + (f"\ttags={shown(','.join(d.tags))}" if d.tags else ""))
     print(gate)
     return 0
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    from kotae.facade import shown
+
     with open_index(args) as k:
         info = k.remove(args.file)
-    print(f"removed {info.file} ({info.chunks} chunks)")
+    print(f"removed {shown(info.file)} ({info.chunks} chunks)")
     return 0
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
-    from kotae.facade import preview_chunks
+    from kotae.facade import preview_chunks, shown
 
     failed: list[str] = []
     chunks = preview_chunks(args.paths, args.settings.index, on_error=failed.append)
     for msg in failed:
-        print(f"error: {msg}", file=sys.stderr)
+        print(f"error: {shown(msg)}", file=sys.stderr)
     sample = random.Random(args.seed).sample(chunks, min(args.sample, len(chunks)))
     sample.sort(key=lambda c: (c.file, c.ordinal))
     if args.json:
@@ -140,7 +146,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     else:
         for c in sample:
             rows = f" rows {c.rows[0]}–{c.rows[1]}" if c.rows else ""
-            print(f"── {c.anchor}{rows}  [{c.lang}, {c.tokens} tokens, chars {c.start}–{c.end}, id {c.id}]")
+            print(f"── {shown(c.anchor)}{rows}  [{c.lang}, {c.tokens} tokens, chars {c.start}–{c.end}, id {c.id}]")
             print(c.text, end="\n\n")
     print(f"{len(sample)} of {len(chunks)} chunks", file=sys.stderr)
     return 1 if failed else 0

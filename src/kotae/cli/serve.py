@@ -28,6 +28,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from kotae.errors import ConfigError
     from kotae.server import create_app
+    from kotae.server.protocol import uvicorn_options
 
     s = args.settings
     location = s.store.location
@@ -41,14 +42,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         _ = k.llm  # a configured model loads (and fails) now, not at the first question
         app = create_app(k, upload_dir=upload_dir, api_key=s.server.api_key or None,
-                         cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb)
+                         cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb,
+                         max_uploads=s.server.max_uploads)
         host, port = s.server.host, s.server.port
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
         print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs, OpenAI-compatible API: /v1, "
               f"MCP: /mcp; Ctrl-C to stop)", flush=True)
         watcher = _watch(k, args.watch)
         try:
-            uvicorn.run(app, host=host, port=port, log_level="info")
+            # idle connections and slow headers are closed (server/protocol.py); a stalled body is the Guard's
+            uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=s.server.max_connections,
+                        **uvicorn_options())
         finally:
             if watcher is not None:
                 watcher.stop()

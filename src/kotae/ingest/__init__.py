@@ -21,7 +21,9 @@ import inspect
 import os
 from dataclasses import replace
 
+from kotae.config import LimitSettings
 from kotae.errors import DocumentError
+from kotae.ingest import limits as _limits
 from kotae.ingest import zipcap
 from kotae.ingest.clean import cut_references as _cut_pages
 from kotae.ingest.detect import is_supported, reader_kind
@@ -34,6 +36,7 @@ from kotae.types import ParsedDocument
 __all__ = ["MAX_BYTES", "READERS", "Reader", "is_supported", "read_document", "register", "supported_extensions"]
 
 MAX_BYTES = 200 * 1024 * 1024  # larger files are refused before they are read
+TEXT_KINDS = ("text", "markdown", "csv", "html")
 
 
 def _read_bytes(path: str) -> bytes:
@@ -81,21 +84,27 @@ def _takes_ocr(reader: Reader) -> bool:
 
 
 def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOptions = "auto",
-                  zip_limits: ZipLimits | None = None) -> ParsedDocument:
+                  zip_limits: ZipLimits | None = None, limits: LimitSettings | None = None) -> ParsedDocument:
     """Read one file into a ParsedDocument; raise DocumentError (one line: file, cause, fix) if it can't.
 
     With `cut_references`, everything from the last "References" / "Bibliography" / "参考文献"
     heading line to the end is dropped (later pages stay, empty, so page numbers do not move).
     `ocr`: "auto" reads scanned pages and images by OCR, "always" OCRs every PDF page, "off" never.
     `zip_limits`: how far a DOCX/XLSX/PPTX may inflate (checked before it is read; default `ZipLimits()`).
+    `limits` caps characters, pixels, frames and columns (see `kotae.ingest.limits`).
     """
     from kotae import plugins
 
     plugins.load()
     path = os.fspath(path)
     options = as_options(ocr)
-    data = _read_bytes(path)
-    with zipcap.use(zip_limits or ZipLimits()):
-        reader = READERS[reader_kind(path, data)]
+    with _limits.using(limits or LimitSettings()), zipcap.use(zip_limits or ZipLimits()):
+        data = _read_bytes(path)
+        kind = reader_kind(path, data)
+        if kind in TEXT_KINDS:
+            _limits.check_text_bytes(path, len(data))
+        reader = READERS[kind]
         doc = reader(path, data, ocr=options) if _takes_ocr(reader) else reader(path, data)  # type: ignore[call-arg]
+        del data
+        _limits.check_chars(path, sum(len(p) for p in doc.pages))
     return _with_references_cut(doc) if cut_references else doc

@@ -100,7 +100,13 @@ class _Walker:
         self.line = []
 
     def walk(self, node: Tag) -> None:
-        for child in node.children:
+        """Blocks of `node`'s content in document order; iterative, so 100,000 nested tags need no recursion."""
+        todo: list[object] = list(reversed(list(node.children)))
+        while todo:
+            child = todo.pop()
+            if child is _FLUSH:
+                self.flush()
+                continue
             if isinstance(child, NavigableString):
                 if not isinstance(child, PreformattedString):  # comments, doctype, CDATA
                     self.line.append(str(child))
@@ -122,10 +128,13 @@ class _Walker:
                     self.blocks.append(block)
             elif name in BLOCK or name in ("td", "th", "tr"):
                 self.flush()
-                self.walk(child)
-                self.flush()
+                todo.append(_FLUSH)
+                todo.extend(reversed(list(child.children)))
             else:
-                self.walk(child)
+                todo.extend(reversed(list(child.children)))
+
+
+_FLUSH = object()  # in the walk's to-do list: the end of a block element
 
 
 @register("html", extensions=(".html", ".htm"))

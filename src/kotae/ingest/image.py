@@ -9,6 +9,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from kotae.errors import DocumentError
 from kotae.ingest.headings import classify_lines
 from kotae.ingest.layout import sections_from_lines
+from kotae.ingest.limits import check_frames, check_pixels
 from kotae.ingest.ocr import INSTALL, OcrOptions, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.pdf import clean_pages
 from kotae.ingest.registry import register
@@ -17,21 +18,35 @@ from kotae.types import ParsedDocument
 _RESAVE_FIX = "open it in an image viewer and save it again as PNG, JPEG or TIFF"
 
 
-def _frames(path: str, data: bytes) -> list[Image.Image]:
-    """Every frame of the image, upright (EXIF orientation applied), in grey."""
+def _frame_count(path: str, data: bytes) -> int:
+    """How many frames the image has, every frame's size checked against the limits before any is decoded."""
     try:
         with Image.open(io.BytesIO(data)) as image:
-            frames = []
-            for index in range(getattr(image, "n_frames", 1)):
+            n = getattr(image, "n_frames", 1)
+            check_frames(path, n)
+            for index in range(n):
                 image.seek(index)
-                frames.append(ImageOps.exif_transpose(image.convert("L")))
+                check_pixels(path, *image.size, frame=index + 1 if n > 1 else None)
     except Image.DecompressionBombError as exc:
         raise DocumentError(path, f"the image is too large to read ({exc})", "scale it down and index it again") from exc
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise DocumentError(path, f"not a readable image ({exc})", _RESAVE_FIX) from exc
-    if not frames:
+    except DocumentError:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, TypeError, KeyError, EOFError) as exc:
+        raise DocumentError(path, f"not a readable image ({type(exc).__name__}: {exc})", _RESAVE_FIX) from exc
+    if n < 1:
         raise DocumentError(path, "the image has no frames", _RESAVE_FIX)
-    return frames
+    return int(n)
+
+
+def _frame(path: str, data: bytes, index: int) -> Image.Image:
+    """Frame `index` (from 0), upright (EXIF orientation applied), in grey: decoded only when OCR asks for it."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.seek(index)
+            return ImageOps.exif_transpose(image.convert("L"))
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, TypeError, KeyError, EOFError) as exc:
+        raise DocumentError(path, f"frame {index + 1} is not readable ({type(exc).__name__}: {exc})",
+                            _RESAVE_FIX) from exc
 
 
 @register("image", extensions=(".png", ".jpg", ".jpeg", ".tif", ".tiff"))
@@ -40,8 +55,8 @@ def read_image(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Par
     options = as_options(ocr)
     if options.mode == "off":
         raise DocumentError(path, "an image can only be read by OCR, and OCR is off", "pass --ocr auto")
-    frames = _frames(path, data)
-    outcome = apply_ocr([""] * len(frames), [(0.0, None)] * len(frames), lambda n: lambda: frames[n - 1], options)
+    n = _frame_count(path, data)
+    outcome = apply_ocr([""] * n, [(0.0, None)] * n, lambda page: lambda: _frame(path, data, page - 1), options)
     if outcome.missing:
         raise DocumentError(path, f"an image can only be read by OCR, but {outcome.missing}", f"install it: {INSTALL}")
     if not any(text.strip() for text in outcome.texts):

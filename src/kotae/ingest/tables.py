@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Iterator
 
 from kotae.errors import DocumentError
 from kotae.ingest.clean import fix_mojibake, normalize_newlines, remove_control_chars
 from kotae.ingest.detect import extension
 from kotae.ingest.encoding import decode_lenient
 from kotae.ingest.grid import grid_lines, page_of, render_row
+from kotae.ingest.limits import check_columns, current
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
@@ -42,6 +44,15 @@ def sniff_delimiter(sample: str) -> str:
         return best if first.count(best) else ","
 
 
+def _checked(records: Iterable[list[str]], path: str) -> Iterator[tuple[int, list[str]]]:
+    """Numbered records (from 1, blank rows counted), refusing a row wider than the column cap as it comes."""
+    cap = current().max_columns
+    for number, record in enumerate(records, start=1):
+        if len(record) > cap:
+            check_columns(f"{path} (row {number})", len(record))
+        yield number, record
+
+
 @register("csv", extensions=(".csv", ".tsv"))
 def read_csv(path: str, data: bytes) -> ParsedDocument:
     """Read a CSV/TSV: title rows, then the row that names the columns; one section per data row (rows=(i, i),
@@ -56,7 +67,9 @@ def read_csv(path: str, data: bytes) -> ParsedDocument:
             sample = sample[: sample.rfind("\n")]  # whole lines only
         delimiter = sniff_delimiter(sample)
     try:
-        records = enumerate(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), start=1)
+        first = text.find("\n")
+        check_columns(path, text.count(delimiter, 0, first if first >= 0 else len(text)) + 1)  # before parsing
+        records = _checked(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), path)
         page, sections = page_of(grid_lines(records), 1, rows="data")
     except csv.Error as exc:
         raise DocumentError(

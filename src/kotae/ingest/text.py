@@ -8,6 +8,7 @@ from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.encoding import decode_lenient
 from kotae.ingest.headings import Heading, classify_lines
 from kotae.ingest.layout import sections_from_lines
+from kotae.ingest.limits import break_long_lines
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
@@ -62,7 +63,7 @@ def markdown_headings(lines: list[str]) -> list[Heading | None]:
 
 def _read(path: str, data: bytes, kind: str) -> ParsedDocument:
     decoded, notes = decode_lenient(path, data)
-    text = clean_plain_text(decoded).strip("\n")
+    text = break_long_lines(clean_plain_text(decoded).strip("\n"))
     classify = markdown_headings if kind == "markdown" else classify_lines
     sections = sections_from_lines([text], classify)
     title = next((s.heading[0] for s in sections if s.heading), "") if kind == "markdown" else ""

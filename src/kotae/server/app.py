@@ -10,6 +10,7 @@ from importlib.resources import files
 from typing import Annotated
 
 from fastapi import FastAPI, Security
+from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse
 from fastapi.security import APIKeyHeader
@@ -19,7 +20,7 @@ from kotae import __version__
 from kotae.facade import Kotae, supported_types
 from kotae.server import documents, errors, mcp_server, openai_api, query
 from kotae.server.context import AnswerStream, Context
-from kotae.server.guard import API_KEY_HEADER, Guard
+from kotae.server.guard import API_KEY_HEADER, BODY_IDLE, Guard
 from kotae.server.schemas import HealthOut
 from kotae.server.worker import IndexWorker
 
@@ -30,12 +31,15 @@ FORM_OVERHEAD = 1024 * 1024  # multipart boundaries and headers around the uploa
 
 
 def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cors_origins: Sequence[str] = (),
-               max_upload_mb: float = 50, answer_stream: AnswerStream | None = None) -> FastAPI:
+               max_upload_mb: float = 50, answer_stream: AnswerStream | None = None, max_uploads: int = 4,
+               body_idle: float = BODY_IDLE) -> FastAPI:
     """The app serving the API (documented at /docs) and the UI at /, over one `Kotae`.
 
     Answers come from `kotae.ask_stream` (with the LLM of its settings, if any), or from `answer_stream`,
     anything with its signature and events. Uploads are saved in `upload_dir` and indexed by one background
-    thread through `kotae.index`, so they are chunked like the rest of the index.
+    thread through `kotae.index`, so they are chunked like the rest of the index, each read in a child
+    process under `index.limits` (a crashing or runaway parser fails that upload alone). At most
+    `max_uploads` bodies are received at once; one that sends nothing for `body_idle` seconds gets a 408.
     """
     max_upload = int(max_upload_mb * 1024 * 1024)
     os.makedirs(upload_dir, exist_ok=True)
@@ -46,6 +50,7 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(kotae.warm_up_isolation)  # uploads are read in a child process
         _resume(ctx)
         ctx.worker.start()
         async with mcp.session_manager.run():
@@ -81,7 +86,8 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     app.add_middleware(mcp_server.Origins, allowed=tuple(cors_origins))
     # Last added runs first: CORS answers preflights and decorates even the Guard's 401 and 413.
     app.add_middleware(Guard, api_key=api_key, upload_limit=max_upload + FORM_OVERHEAD,
-                       body_limit=QUERY_BODY_LIMIT)
+                       upload_shown=max_upload, body_limit=QUERY_BODY_LIMIT, max_uploads=max_uploads,
+                       body_idle=body_idle)
     if cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["*"],
                            allow_headers=["*"], expose_headers=["X-Kotae-Highlights"])

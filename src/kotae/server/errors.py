@@ -20,7 +20,7 @@ log = logging.getLogger("kotae.server")
 
 # The code each status gets when the raiser named none (FastAPI's and Starlette's own errors).
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-         405: "method_not_allowed", 413: "too_large", 415: "unsupported_type", 422: "invalid_request",
+         405: "method_not_allowed", 408: "timeout", 413: "too_large", 415: "unsupported_type", 422: "invalid_request",
          500: "internal_error"}
 
 
@@ -38,8 +38,8 @@ class ErrorOut(BaseModel):
 class ApiError(HTTPException):
     """An error with a machine-readable code and a one-line message that says how to fix it."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(status_code=status, detail=message)
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(status_code=status, detail=message, headers=headers)
         self.code = code
 
 

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from kotae.server.protocol import uvicorn_options
+
 
 @contextmanager
 def serve_in_thread(app: FastAPI, host: str = "127.0.0.1", port: int = 0,
@@ -18,7 +20,7 @@ def serve_in_thread(app: FastAPI, host: str = "127.0.0.1", port: int = 0,
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options()))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="kotae-http", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

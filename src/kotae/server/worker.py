@@ -114,7 +114,8 @@ class IndexWorker:
 
     def _index(self, job: Job) -> None:
         try:
-            report = self.kotae.index([job.path], names={job.path: job.file})
+            # Uploads are untrusted: each is read in a child process under index.limits (kotae.isolate).
+            report = self.kotae.index([job.path], names={job.path: job.file}, isolate=True)
         except Exception as e:
             log.exception("indexing %s failed", job.path)
             self._fail(job, f"{job.file}: could not be indexed ({type(e).__name__}: {e})")
