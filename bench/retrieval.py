@@ -18,7 +18,7 @@ import time
 from datetime import UTC, datetime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATASETS = (("scifact", "train"), ("jsquad-valid", None))  # (folder, split; None = the only one present)
+DATASETS = (("jsquad-valid", None), ("squad2-dev-half", None), ("scifact", "train"))  # (folder, split; None = the only one present)
 MODES = ("dense", "keyword", "hybrid")
 
 

@@ -101,6 +101,10 @@ class IndexSettings:
     tags: tuple[str, ...] = _opt((), "tags given to the documents indexed", flag="--tag")
     cut_references: bool = _opt(False, "drop everything from the last References/参考文献 heading",
                                 flag="--cut-references")
+    # bench/retrieval_design.py: index-side group terms against query-side phrases, hybrid hit@1 golden-ja
+    # 0.731 vs 0.712, golden-en equal; PostgreSQL has no phrase search, so only group terms work the same there.
+    synonym_terms: bool = _opt(True, "store each chunk's synonym-group terms with its keywords (a new index; "
+                                     "an older one is expanded at query time by the synonyms themselves)")
 
     def __post_init__(self) -> None:
         if isinstance(self.ocr, str):  # IndexSettings(ocr="off"): the mode alone
@@ -134,6 +138,13 @@ class SearchSettings:
     adaptive_keyword_weight: bool = _opt(True, "scale the keyword weight by how much of the question's rare "
                                                "words its best hits hold")
     keyword_weight_scale: float = _opt(2.0, "the keyword weight's scale under adaptive_keyword_weight")
+    synonyms: bool = _opt(True, "expand keyword questions by the bundled synonym groups (Sudachi synonym "
+                                "dictionary: 残業 finds 時間外労働, salary finds 賃金)")
+    synonym_weight: float = _opt(0.5, "weight of a synonym's keyword evidence against the question's own words")
+    low_info_penalty: float = _opt(0.0, "lower the dense similarity of low-information chunks (a table read "
+                                        "one cell per line, a calendar, bare numbers) by up to this much")
+    section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "
+                                      "adjacent page right behind them (0: off)")
     rerank_candidates: int = _opt(30, "top-N fused hits the reranker rescores (mode hybrid+rerank)")
     reranker: str | None = _opt(None, "cross-encoder for hybrid+rerank: onnx:DIR or st:MODEL",
                                 flag="--reranker", env="KOTAE_RERANKER")

@@ -15,3 +15,13 @@ def rrf(rankings: Mapping[str, Sequence[int]], k: int = 60,
             score[i] = score.get(i, 0.0) + w / (k + rank)
             best[i] = min(best.get(i, rank), rank)
     return sorted(score.items(), key=lambda kv: (-kv[1], best[kv[0]], kv[0]))
+
+
+def add_weighted(first: Sequence[tuple[int, float]], second: Sequence[tuple[int, float]], weight: float,
+                 limit: int) -> list[tuple[int, float]]:
+    """Scores of two keyword searches summed, the second's times `weight` (BM25 adds over query terms, so
+    this is one search in which the second's terms count `weight` as much); the best `limit`."""
+    score = {i: s for i, s in first}
+    for i, s in second:
+        score[i] = score.get(i, 0.0) + weight * s
+    return sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
