@@ -89,9 +89,11 @@ def norm(text: str) -> str:
 class Doc:
     """pages: 1-based page -> text; passages: list of (page, text) units used for the paraphrase check."""
 
-    def __init__(self, pages: dict[int, str], passages: list[tuple[int, str]]):
+    def __init__(self, pages: dict[int, str], passages: list[tuple[int, str]], units: list[str] | None = None):
         self.pages = pages
         self.passages = passages
+        # the texts a golden-users phrase must lie within: a paragraph or one table cell (default: a page)
+        self.units = units if units is not None else list(pages.values())
 
 
 def load_pdf(path: Path) -> Doc:
@@ -129,21 +131,24 @@ def load_docx(path: Path) -> Doc:
     page = 1
     pages: dict[int, list[str]] = {1: []}
     passages: list[tuple[int, str]] = []
+    units: list[str] = []
     for block in document.iter_inner_content():
         if hasattr(block, "rows"):  # a table: one passage per row
             for row in block.rows:
                 text = " | ".join(cell.text for cell in row.cells)
                 pages[page].append(text)
                 passages.append((page, text))
+                units += [cell.text for cell in row.cells]
             continue
         breaks = [br for br in block._p.iter(qn("w:br")) if br.get(qn("w:type")) == "page"]
         if block.text.strip():
             pages[page].append(block.text)
             passages.append((page, block.text))
+            units.append(block.text)
         if breaks:
             page += len(breaks)
             pages.setdefault(page, [])
-    return Doc({n: "\n".join(texts) for n, texts in pages.items()}, passages)
+    return Doc({n: "\n".join(texts) for n, texts in pages.items()}, passages, units)
 
 
 def load_md(path: Path) -> Doc:
@@ -155,7 +160,7 @@ def load_md(path: Path) -> Doc:
 def load_csv(path: Path) -> Doc:
     text = path.read_text(encoding="utf-8")
     rows = list(csv.reader(io.StringIO(text)))
-    return Doc({1: text}, [(1, ",".join(row)) for row in rows[1:]])
+    return Doc({1: text}, [(1, ",".join(row)) for row in rows[1:]], [cell for row in rows for cell in row])
 
 
 LOADERS = {".pdf": load_pdf, ".docx": load_docx, ".md": load_md, ".csv": load_csv}
@@ -299,6 +304,63 @@ def check_readme(items: list[dict]) -> list[str]:
             if norm(w).lower() in text]
 
 
+USER_SETS = {"golden-users-ja.jsonl": ("ja", "uja"), "golden-users-en.jsonl": ("en", "uen")}
+USER_MINIMUM = {"ja": {"total": 45, "paraphrase": 5, "cross-lingual": 3, "table": 5, "cross-page": 4,
+                       "colloquial": 8, "synonym": 5},
+                "en": {"total": 20, "cross-lingual": 6, "table": 4, "colloquial": 3, "synonym": 3}}
+
+
+def read_jsonl(path: Path, problems: list[str]) -> list[tuple[int, object]]:
+    items = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            problems.append(f"{path.name}:{number}: empty line")
+            continue
+        try:
+            items.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path.name}:{number}: invalid JSON ({exc})")
+    return items
+
+
+def check_users(docs: dict[str, Doc]) -> list[str]:
+    """golden-users-ja/en.jsonl: the rules of check_golden_users plus the paraphrase and README checks."""
+    import check_golden_users as users
+
+    problems: list[str] = []
+    texts = {name: list(doc.pages.values()) for name, doc in docs.items()}
+    for set_name, (lang, prefix) in USER_SETS.items():
+        items = read_jsonl(HERE / set_name, problems)
+
+        def check(item, where, lang=lang, prefix=prefix):
+            doc = docs.get(item.get("file")) if isinstance(item.get("file"), str) else None
+            found = users.check_user_item(item, lang, lambda n: docs[n].pages if n in docs else None,
+                                          lambda n: docs[n].units, where, prefix,
+                                          users.USER_UNANSWERABLE_KEYWORDS)
+            if not found and doc is not None and item.get("category") == "paraphrase":
+                phrases = item["must_contain"]
+                for _, text in doc.passages:
+                    if any(norm(p) in norm(text) for p in phrases):
+                        shared = shared_words(item["question"], text, lang)
+                        if shared:
+                            found.append(f"{where}: paraphrase shares {sorted(shared)} with its evidence passage")
+            return found
+
+        found, counts = users.check_user_set(items, set_name, check, USER_MINIMUM[lang])
+        problems += found
+        dicts = [it for _, it in items if isinstance(it, dict)]
+        problems += users.keyword_problems(dicts, texts, set_name, users.USER_UNANSWERABLE_KEYWORDS)
+        readme = check_readme(dicts)
+        readme += [f"README.md contains {w!r} (a golden key word)" for it in dicts
+                   for w in users.USER_UNANSWERABLE_KEYWORDS.get(str(it.get("question")), [])
+                   if norm(w).lower() in norm((HERE / "README.md").read_text(encoding="utf-8")).lower()]
+        problems += readme
+        splits = Counter(it.get("split") for it in dicts)
+        summary = ", ".join(f"{c} {counts[c]}" for c in sorted(users.USER_CATEGORIES))
+        print(f"{set_name}: {len(dicts)} items ({summary}; fit {splits['fit']}, held-out {splits['held-out']})")
+    return problems
+
+
 def main() -> int:
     docs = load_documents()
     problems = check_documents(docs)
@@ -334,6 +396,7 @@ def main() -> int:
         summary = ", ".join(f"{c} {counts[c]}" for c in sorted(CATEGORIES))
         print(f"{set_name}: {len(items)} items ({summary})")
         problems += check_readme([item for _, item in items if isinstance(item, dict)])
+    problems += check_users(docs)
     for problem in problems:
         print("PROBLEM", problem)
     print("OK" if not problems else f"{len(problems)} problem(s)")
