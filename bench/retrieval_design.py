@@ -28,92 +28,125 @@ from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden, run_golden
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SETS = "samples/golden-ja.jsonl,samples/golden-en.jsonl"
+DEFAULT_SETS = ("samples/golden-ja.jsonl,samples/golden-en.jsonl,samples/golden-users-ja.jsonl,"
+                "samples/golden-users-en.jsonl,bench/golden/users-real.jsonl")
+REAL = "bench/golden/users-real.jsonl"  # over real files of <shared>/samples, not samples/docs
 COLS = ("hit@1", "hit@3", "mrr@10", "ndcg@10")
 
 
 def variants(base: SearchSettings) -> dict[str, tuple[str, SearchSettings, str]]:
-    """name → (index, search settings, mode)."""
-    out: dict[str, tuple[str, SearchSettings, str]] = {
-        "dense": ("plain", base, "dense"),
-        "keyword, no synonyms": ("plain", replace(base, synonyms=False), "keyword"),
-        "keyword, synonym phrases w0.5": ("plain", base, "keyword"),
-        "keyword, synonym groups w0.5": ("groups", base, "keyword"),
-        "hybrid, no synonyms": ("plain", replace(base, synonyms=False), "hybrid"),
+    """name → (index, search settings, mode). Index "groups" holds synonym group terms (the default), "plain"
+    does not (an index made before synonyms: phrases at query time)."""
+    off = replace(base, synonyms=False)
+    return {
+        "dense": ("groups", base, "dense"),
+        "keyword, no synonyms": ("groups", off, "keyword"),
+        "keyword, synonyms (group terms)": ("groups", base, "keyword"),
+        "keyword, synonyms (phrases)": ("plain", base, "keyword"),
+        "hybrid, no synonyms (before)": ("groups", off, "hybrid"),
+        "hybrid, synonyms (phrases) w0.5": ("plain", base, "hybrid"),
+        "hybrid, synonyms w0.3": ("groups", replace(base, synonym_weight=0.3), "hybrid"),
+        "hybrid, synonyms w0.5": ("groups", base, "hybrid"),
+        "hybrid, synonyms w1.0": ("groups", replace(base, synonym_weight=1.0), "hybrid"),
+        "hybrid, synonyms, low-info penalty 0.03": ("groups", replace(base, low_info_penalty=0.03), "hybrid"),
+        "hybrid, synonyms, low-info penalty 0.08": ("groups", replace(base, low_info_penalty=0.08), "hybrid"),
+        "hybrid, synonyms, section neighbours 1": ("groups", replace(base, section_neighbours=1), "hybrid"),
+        "hybrid, synonyms, section neighbours 3": ("groups", replace(base, section_neighbours=3), "hybrid"),
+        "hybrid, synonyms, arm trust": ("groups", replace(base, arm_trust=True), "hybrid"),
+        "dense, low-info penalty 0.08": ("groups", replace(base, low_info_penalty=0.08), "dense"),
     }
-    for w in (0.3, 0.5, 1.0):
-        out[f"hybrid, synonym phrases w{w}"] = ("plain", replace(base, synonym_weight=w), "hybrid")
-        out[f"hybrid, synonym groups w{w}"] = ("groups", replace(base, synonym_weight=w), "hybrid")
-    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default=DEFAULT_SETS)
-    ap.add_argument("--split", default=None, help="fit or held-out: only that split's questions")
-    ap.add_argument("--extra-docs", default="", help="comma-separated files/folders indexed beside samples/docs")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--only", default="", help="comma-separated variant names (default: all)")
     ap.add_argument("--out", default="retrieval_design")
     ap.add_argument("--index-root", default=None, help="keep the indexes here and reuse them (default: temporary)")
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
-    sets = {}
+    sets: dict[str, tuple[str, list, dict[str, str]]] = {}  # name → (corpus, answerable items, id → split)
     for p in args.sets.split(","):
-        split = _splits(os.path.join(ROOT, p))
-        sets[os.path.basename(p).removesuffix(".jsonl")] = [
-            it for it in load_golden(os.path.join(ROOT, p))
-            if it.answerable and (args.split is None or split.get(it.id, args.split) == args.split)]
-    docs = [os.path.join(ROOT, "samples", "docs")] + [d for d in args.extra_docs.split(",") if d]
+        corpus = "real" if p == REAL else "samples"
+        sets[os.path.basename(p).removesuffix(".jsonl")] = (
+            corpus, [it for it in load_golden(os.path.join(ROOT, p)) if it.answerable], _splits(os.path.join(ROOT, p)))
+    real = {os.path.join(args.shared, "samples", it.evidence.file): it.evidence.file
+            for c, items, _ in sets.values() if c == "real" for it in items if it.evidence.file}
     results: dict[str, dict] = {}
     chosen = set(filter(None, args.only.split(",")))
+    timing: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        tmp = args.index_root or tmp
-        indexes: dict[str, Kotae] = {}
-        timing = {}
-        for name in ("plain", "groups"):
+        root = args.index_root or tmp
+        indexes: dict[tuple[str, str], Kotae] = {}
+        for corpus, kind in (("samples", "plain"), ("samples", "groups"), ("real", "groups")):
+            if corpus == "real" and not real:
+                continue
             t0 = time.perf_counter()
-            k = Kotae.open(os.path.join(tmp, name), settings=Settings(index=IndexSettings(
-                synonym_terms=name == "groups")), embedder=embedder)
-            k.index(docs)
-            timing[name] = time.perf_counter() - t0
-            indexes[name] = k
+            k = Kotae.open(os.path.join(root, f"{corpus}-{kind}"), settings=Settings(index=IndexSettings(
+                synonym_terms=kind == "groups")), embedder=embedder)
+            if corpus == "samples":
+                k.index([os.path.join(ROOT, "samples", "docs")])
+            else:
+                k.index(list(real), names=real)
+            timing[f"{corpus}-{kind}"] = round(time.perf_counter() - t0, 1)
+            indexes[corpus, kind] = k
         for vname, (iname, search, mode) in variants(SearchSettings()).items():
             if chosen and vname not in chosen:
                 continue
-            k = indexes[iname].using(settings=Settings(search=search))
             row = {}
-            for sname, items in sets.items():
-                s = run_golden(items, k, mode=mode, answers=False).summary()
-                row[sname] = {"overall": {c: s["overall"].get(c) for c in ("n", *COLS)},
-                              "categories": {cat: {c: m.get(c) for c in ("n", *COLS)}
-                                             for cat, m in s["categories"].items()}}
+            for sname, (corpus, items, split) in sets.items():
+                if (corpus, iname) not in indexes:
+                    continue
+                k = indexes[corpus, iname].using(settings=Settings(search=search))
+                per = run_golden(items, k, mode=mode, answers=False).per_question
+                row[sname] = _groups(per, split)
             results[vname] = row
-            print(vname, {s: round(r["overall"]["hit@1"], 3) for s, r in row.items()}, flush=True)
+            print(vname, {s: r["all"]["hit@1"] for s, r in row.items()}, flush=True)
         for k in indexes.values():
             k.close()
     m = machine()
-    lines = [f"Golden sets {', '.join(sets)} (answerable questions{', split ' + args.split if args.split else ''}); "
-             f"documents: {', '.join(os.path.relpath(d, ROOT) for d in docs)}; {embedder.model_id}; index "
-             f"{timing['plain']:.0f} s plain, {timing['groups']:.0f} s with group terms. Machine: {m['cpu']}, "
-             f"{m['cores']} cores. Command: `python bench/retrieval_design.py {' '.join(sys.argv[1:])}`.", "",
-             "| variant | " + " | ".join(f"{s} hit@1 / MRR@10 / nDCG@10" for s in sets) + " |",
-             "|---" * (len(sets) + 1) + "|"]
+    lines = [(f"Golden sets {', '.join(sets)} (answerable questions; users sets reported per split: tune on fit, "
+             f"report held-out); samples/docs for the sample sets, the real files of ../shared/data/samples "
+             f"for users-real; {embedder.model_id}; index seconds {timing}. Machine: {m['cpu']}, {m['cores']} "
+             f"cores. Command: `python bench/retrieval_design.py {' '.join(sys.argv[1:])}`."), "",
+             "hit@1 (rule 'either'), all / fit / held-out:", "",
+             "| variant | " + " | ".join(sets) + " |", "|---" * (len(sets) + 1) + "|"]
     for vname, row in results.items():
         lines.append(f"| {vname} | " + " | ".join(
-            f"{_f(r['overall']['hit@1'])} / {_f(r['overall']['mrr@10'])} / {_f(r['overall']['ndcg@10'])}"
-            for r in row.values()) + " |")
-    cats = sorted({c for row in results.values() for r in row.values() for c in r["categories"]})
-    lines += ["", "hit@1 per category:", "", "| variant | " + " | ".join(
-        f"{s} {c}" for s in sets for c in cats if any(c in results[v][s]["categories"] for v in results)) + " |"]
-    cols = [(s, c) for s in sets for c in cats if any(c in results[v][s]["categories"] for v in results)]
-    lines.append("|---" * (len(cols) + 1) + "|")
+            " / ".join(_f(row[s].get(g, {}).get("hit@1")) for g in ("all", "fit", "held-out")) if s in row else "–"
+            for s in sets) + " |")
+    lines += ["", "nDCG@10, all questions:", "", "| variant | " + " | ".join(sets) + " |",
+              "|---" * (len(sets) + 1) + "|"]
     for vname, row in results.items():
-        lines.append(f"| {vname} | " + " | ".join(
-            _f(row[s]["categories"].get(c, {}).get("hit@1")) for s, c in cols) + " |")
-    write(args.out, {"machine": m, "sets": args.sets, "split": args.split, "docs": docs, "index_s": timing,
-                     "results": results}, "\n".join(lines))
+        lines.append(f"| {vname} | " + " | ".join(_f(row[s]["all"]["ndcg@10"]) if s in row else "–" for s in sets)
+                     + " |")
+    for sname in sets:
+        cats = sorted({g for row in results.values() for g in row.get(sname, {}) if "/" in g})
+        if not cats:
+            continue
+        lines += ["", f"{sname}: hit@1 per category/split (n in the header):", "",
+                  "| variant | " + " | ".join(
+                      f"{c} ({next(r[sname][c]['n'] for r in results.values() if c in r.get(sname, {}))})"
+                      for c in cats) + " |", "|---" * (len(cats) + 1) + "|"]
+        for vname, row in results.items():
+            if sname in row:
+                lines.append(f"| {vname} | " + " | ".join(_f(row[sname].get(c, {}).get("hit@1")) for c in cats) + " |")
+    write(args.out, {"machine": m, "sets": args.sets, "index_s": timing, "results": results}, "\n".join(lines))
     print("\n".join(lines))
     return 0
+
+
+def _groups(per: list[dict], split: dict[str, str]) -> dict[str, dict]:
+    """Mean hit@1 / mrr@10 / ndcg@10 over all, each split, each category and category/split."""
+    groups: dict[str, list[dict]] = {}
+    for r in per:
+        sp = split.get(r["id"])
+        keys = ["all", r["category"]] + ([sp, f"{r['category']}/{sp}"] if sp else [])
+        for g in keys:
+            groups.setdefault(g, []).append(r)
+    return {g: {"n": len(rs), **{c: round(sum(r[c] for r in rs) / len(rs), 4) for c in COLS}}
+            for g, rs in groups.items()}
 
 
 def _splits(path: str) -> dict[str, str]:

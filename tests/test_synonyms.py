@@ -6,7 +6,15 @@ from kotae.pipeline import index_paths
 from kotae.search import Searcher
 from kotae.search.analyze import analyze
 from kotae.search.fusion import add_weighted
-from kotae.search.synonyms import Synonyms, bundled, expansion_phrases, group_terms, matches, parse, with_group_terms
+from kotae.search.synonyms import (
+    Synonyms,
+    bundled,
+    expansion_phrases,
+    group_terms,
+    matches,
+    parse,
+    with_group_terms,
+)
 from kotae.store import open_store
 
 # group 1: overtime (所定外労働 has flag 1: found in documents, never expands a question)

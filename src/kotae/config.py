@@ -141,6 +141,10 @@ class SearchSettings:
     synonyms: bool = _opt(True, "expand keyword questions by the bundled synonym groups (Sudachi synonym "
                                 "dictionary: 残業 finds 時間外労働, salary finds 賃金)")
     synonym_weight: float = _opt(0.5, "weight of a synonym's keyword evidence against the question's own words")
+    arm_trust: bool = _opt(False, "scale each retriever's weight per query by how far its best hit stands "
+                                  "out of its top 5")
+    dense_trust_scale: float = _opt(20.0, "arm_trust: the dense weight is 0.5 + this × its top-5 gap")
+    keyword_trust_scale: float = _opt(4.0, "arm_trust: the keyword weight is 0.5 + this × its top-5 gap")
     low_info_penalty: float = _opt(0.0, "lower the dense similarity of low-information chunks (a table read "
                                         "one cell per line, a calendar, bare numbers) by up to this much")
     section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "

@@ -12,7 +12,7 @@ from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
 from kotae.search.dense import DenseIndex
-from kotae.search.fusion import add_weighted, rrf
+from kotae.search.fusion import add_weighted, arm_trust, rrf
 from kotae.search.gate import GateDecision, GateSettings, absent_terms, coverage, decide, explain
 from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
@@ -120,6 +120,10 @@ class Searcher:
             # a paraphrase matching only common words (する, いつ, お金) should not pull noise up.
             kw_weight *= s.keyword_weight_scale * self.keyword_coverage(terms, keyword, df, n_chunks)
 
+        dense_weight = s.dense_weight
+        if s.arm_trust and mode != "keyword":
+            td, tk = arm_trust(dense, keyword, s.dense_trust_scale, s.keyword_trust_scale)
+            dense_weight, kw_weight = dense_weight * td, kw_weight * tk
         sim = dict(dense)
         bm = dict(keyword)
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
@@ -131,7 +135,7 @@ class Searcher:
             ranked = keyword
         else:  # hybrid, hybrid+rerank
             ranked = rrf({"dense": [r for r, _ in dense], "keyword": [r for r, _ in keyword]}, k=s.rrf_k,
-                         weights={"dense": s.dense_weight, "keyword": kw_weight})
+                         weights={"dense": dense_weight, "keyword": kw_weight})
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
