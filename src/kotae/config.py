@@ -140,7 +140,11 @@ class SearchSettings:
     keyword_weight_scale: float = _opt(2.0, "the keyword weight's scale under adaptive_keyword_weight")
     synonyms: bool = _opt(True, "expand keyword questions by the bundled synonym groups (Sudachi synonym "
                                 "dictionary: 残業 finds 時間外労働, salary finds 賃金)")
-    synonym_weight: float = _opt(0.5, "weight of a synonym's keyword evidence against the question's own words")
+    # bench/retrieval_design.py, hybrid hit@1 on the fit half of golden-users-ja 0.643 (no synonyms) → 0.679 (group
+    # terms, weight 1.0; 0.643 at 0.3 and 0.5), golden-ja 0.712 → 0.731, golden-en 0.844 → 0.812 (one question).
+    synonym_weight: float = _opt(1.0, "weight of the synonym-group evidence in keyword search (an index without "
+                                      "group terms searches the synonyms as phrases at half this)")
+    # arm_trust, low_info_penalty, section_neighbours: off, as measured (bench/README.md, "Retrieval design").
     arm_trust: bool = _opt(False, "scale each retriever's weight per query by how far its best hit stands "
                                   "out of its top 5")
     dense_trust_scale: float = _opt(20.0, "arm_trust: the dense weight is 0.5 + this × its top-5 gap")

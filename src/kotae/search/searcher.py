@@ -109,7 +109,10 @@ class Searcher:
         keyword = self.store.keyword_search(qtokens, n, doc_ids)
         extra = self.expansion(qtokens) if s.synonyms else []
         if extra:
-            keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), s.synonym_weight, n)
+            # a group term is matched besides the word itself, so a chunk holding the question's own word still
+            # ranks first at full weight; phrases (an older index) count half
+            weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
+            keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
         t["keyword"] = _ms(t1)
 
         terms = list(dict.fromkeys(qtokens))
