@@ -1,16 +1,16 @@
 """Fusion rules side by side: which way of combining dense and keyword ranks beats both retrievers on every set.
 
-    python bench/fusion.py            # SciFact train, JSQuAD valid (cached indexes of bench/retrieval.py), golden sets
+    python bench/fusion.py [--sets jsquad-valid,squad2-dev-half,scifact] [--limit-queries N] [--golden A,B]
+                           [--split fit] [--out fusion]
 
-Each question is searched once per retriever (dense top 100 with cosines, keyword top 100 with BM25 scores,
-and the keyword coverage of the best three keyword hits, as kotae's searcher computes it); the fusion rules
-are then applied to the same lists, so the differences are the rules' alone:
-- rrf: reciprocal rank fusion, k = 60, equal weights;
-- rrf, keyword × coverage: the keyword weight scaled by coverage (kotae's rule until this benchmark);
-- rrf, keyword × 2·coverage: the same scale, centred on 1 (keyword counts more than dense when the best
-  keyword hits hold most of the question's rare words, less when they hold few);
-- rrf, top 50: fusion over the top 50 of each list only (kotae's candidate depth);
-Writes bench/results/fusion.{json,md}: nDCG@10 and MRR@10 per set and rule.
+Each question is searched once per retriever (dense top 100 with cosines and the margin, keyword top 100
+with BM25 scores, the keyword search of its synonym expansion, and the keyword coverage of the best
+three keyword hits, as kotae's searcher computes it); the fusion rules are then applied to the same
+lists, so the differences are the rules' alone: plain RRF (k = 60), kotae's keyword weight × 2·coverage
+over the top 50, with synonyms at 0.3/0.5/1.0, and per-query trust rules (dense weight from the keyword
+coverage, from the dense margin, or each arm from its top-5 score gap). BEIR sets are reported in two
+halves: even-numbered queries (fit: where a rule may be chosen) and odd-numbered (held out).
+Writes bench/results/<out>.{json,md}: nDCG@10 and MRR@10 per set and rule.
 """
 from __future__ import annotations
 

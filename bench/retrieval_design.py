@@ -1,13 +1,13 @@
 """Retrieval design choices on the golden sets: synonyms (off / query-side phrases / index-side group terms,
-and their weight), fusion trust, low-information chunks and same-section neighbours.
+and their weight), per-query arm trust, the low-information penalty and same-section neighbours.
 
-    python bench/retrieval_design.py [--sets samples/golden-ja.jsonl,samples/golden-en.jsonl,...] [--split fit]
+    python bench/retrieval_design.py [--shared ../shared/data] [--index-root DIR] [--real] [--only "A|B"]
 
-Indexes samples/docs (and, when a set names them, the real documents of ../shared/data/samples it cites,
-see --extra-docs) twice with the default settings: once as today, once with index-side synonym group terms.
-Each variant is searched over the same index (retrieval only, top 10, rule 'either'); hit@1, MRR@10 and
-nDCG@10 per set and category. `--split fit|held-out` keeps only the questions of that split (sets that
-carry a `split` field). Writes bench/results/retrieval_design.{json,md}.
+Indexes samples/docs once without synonym group terms and derives a copy with them (same chunks and
+vectors); with --real also the real files bench/golden/users-real.jsonl names. Each variant is searched
+over the same indexes (retrieval only, top 10, rule 'either'): hit@1 for all questions and per split
+(sets with a `split` field: choose on fit, report held-out), nDCG@10, hit@1 per category and split.
+Writes bench/results/retrieval_design.{json,md} (--out for another name).
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def main() -> int:
     ap.add_argument("--sets", default=DEFAULT_SETS)
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--real", action="store_true", help="also index the real files of users-real (slow)")
-    ap.add_argument("--only", default="", help="comma-separated variant names (default: all)")
+    ap.add_argument("--only", default="", help="variant names separated by | (default: all)")
     ap.add_argument("--out", default="retrieval_design")
     ap.add_argument("--index-root", default=None, help="keep the indexes here and reuse them (default: temporary)")
     args = ap.parse_args()
@@ -79,7 +79,7 @@ def main() -> int:
     real = {os.path.join(args.shared, "samples", it.evidence.file): it.evidence.file
             for c, items, _ in sets.values() if c == "real" for it in items if it.evidence.file}
     results: dict[str, dict] = {}
-    chosen = set(filter(None, args.only.split(",")))
+    chosen = set(filter(None, args.only.split("|")))
     timing: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = args.index_root or tmp

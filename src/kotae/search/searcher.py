@@ -106,13 +106,16 @@ class Searcher:
         t1 = time.perf_counter()
         qtokens = analyze(query)
         # Keyword search runs in every mode too: its ranks are reported and feed the gate.
-        keyword = self.store.keyword_search(qtokens, n, doc_ids)
         extra = self.expansion(qtokens) if s.synonyms else []
-        if extra:
-            # a group term is matched besides the word itself, so a chunk holding the question's own word still
-            # ranks first at full weight; phrases (an older index) count half
-            weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
-            keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
+        # a group term is matched besides the word itself, so a chunk holding the question's own word still
+        # ranks first at full weight; phrases (an older index) count half
+        weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
+        if extra and weight == 1.0:  # BM25 adds over terms: one search is the same sum, at half the cost
+            keyword = self.store.keyword_search(qtokens + extra, n, doc_ids)
+        else:
+            keyword = self.store.keyword_search(qtokens, n, doc_ids)
+            if extra:
+                keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
         t["keyword"] = _ms(t1)
 
         terms = list(dict.fromkeys(qtokens))
