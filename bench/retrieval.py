@@ -18,7 +18,7 @@ import time
 from datetime import UTC, datetime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATASETS = (("scifact", "train"), ("jsquad-valid", None))  # (folder, split; None = the only one present)
+DATASETS = (("jsquad-valid", None), ("squad2-dev-half", None), ("scifact", "train"))  # (folder, split; None = the only one present)
 MODES = ("dense", "keyword", "hybrid")
 
 
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{folder}: warning: {w}", file=sys.stderr)
         store = open_store(default_index(data.name, args.model, args.index_root))
         t0 = time.time()
-        run = evaluate_beir(data, store, embedder, MODES, Ticker(folder, len(data.corpus)))
+        run = evaluate_beir(data, kotae.Kotae(store, embedder), MODES, Ticker(folder, len(data.corpus)))
         total = round(time.time() - t0, 1)
         store.close()
         print(beir_table([run]), file=sys.stderr, flush=True)

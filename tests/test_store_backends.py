@@ -269,11 +269,15 @@ def test_same_top_results_on_both_backends(both, mode):
         a, b = got["sqlite"], got["postgres"]
         assert [h.chunk.id for h in a.hits] == [h.chunk.id for h in b.hits], q
         for ha, hb in zip(a.hits, b.hits, strict=True):
-            assert (ha.dense_rank, ha.keyword_rank) == (hb.dense_rank, hb.keyword_rank), q
+            assert ha.keyword_rank == hb.keyword_rank, q
+            # HNSW is approximate past the top: a keyword hit (synonyms bring in more) may sit deep in the dense list
+            if min(ha.dense_rank or 99, hb.dense_rank or 99) <= 10:
+                assert ha.dense_rank == hb.dense_rank, q
             assert (ha.bm25 is None) == (hb.bm25 is None), q
             if ha.bm25 is not None and not any(len(terms(t)) > 1 for t in analyze(q)):  # see below
                 assert ha.bm25 == pytest.approx(hb.bm25, rel=1e-6), q
-            assert ha.similarity == pytest.approx(hb.similarity, abs=1e-5), q
+            if ha.dense_rank and hb.dense_rank:  # (in both dense lists)
+                assert ha.similarity == pytest.approx(hb.similarity, abs=1e-5), q
         assert a.gate.found == b.gate.found and a.gate.margin == pytest.approx(b.gate.margin, abs=1e-5), q
         assert a.gate.coverage == pytest.approx(b.gate.coverage), q
 

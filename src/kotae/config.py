@@ -130,6 +130,10 @@ class IndexSettings:
     tags: tuple[str, ...] = _opt((), "tags given to the documents indexed", flag="--tag")
     cut_references: bool = _opt(False, "drop everything from the last References/参考文献 heading",
                                 flag="--cut-references")
+    # bench/retrieval_design.py: index-side group terms against query-side phrases, hybrid hit@1 golden-ja
+    # 0.731 vs 0.712, golden-en equal; PostgreSQL has no phrase search, so only group terms work the same there.
+    synonym_terms: bool = _opt(True, "store each chunk's synonym-group terms with its keywords (a new index; "
+                                     "an older one is expanded at query time by the synonyms themselves)")
 
     def __post_init__(self) -> None:
         if isinstance(self.ocr, str):  # IndexSettings(ocr="off"): the mode alone
@@ -163,6 +167,21 @@ class SearchSettings:
     adaptive_keyword_weight: bool = _opt(True, "scale the keyword weight by how much of the question's rare "
                                                "words its best hits hold")
     keyword_weight_scale: float = _opt(2.0, "the keyword weight's scale under adaptive_keyword_weight")
+    synonyms: bool = _opt(True, "expand keyword questions by the bundled synonym groups (Sudachi synonym "
+                                "dictionary: 残業 finds 時間外労働, salary finds 賃金)")
+    # bench/retrieval_design.py, hybrid hit@1 on the fit half of golden-users-ja 0.643 (no synonyms) → 0.679 (group
+    # terms, weight 1.0; 0.643 at 0.3 and 0.5), golden-ja 0.712 → 0.731, golden-en 0.844 → 0.812 (one question).
+    synonym_weight: float = _opt(1.0, "weight of the synonym-group evidence in keyword search (an index without "
+                                      "group terms searches the synonyms as phrases at half this)")
+    # arm_trust, low_info_penalty, section_neighbours: off, as measured (bench/README.md, "Retrieval design").
+    arm_trust: bool = _opt(False, "scale each retriever's weight per query by how far its best hit stands "
+                                  "out of its top 5")
+    dense_trust_scale: float = _opt(20.0, "arm_trust: the dense weight is 0.5 + this × its top-5 gap")
+    keyword_trust_scale: float = _opt(4.0, "arm_trust: the keyword weight is 0.5 + this × its top-5 gap")
+    low_info_penalty: float = _opt(0.0, "lower the dense similarity of low-information chunks (a table read "
+                                        "one cell per line, a calendar, bare numbers) by up to this much")
+    section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "
+                                      "adjacent page right behind them (0: off)")
     rerank_candidates: int = _opt(30, "top-N fused hits the reranker rescores (mode hybrid+rerank)")
     reranker: str | None = _opt(None, "cross-encoder for hybrid+rerank: onnx:DIR or st:MODEL",
                                 flag="--reranker", env="KOTAE_RERANKER")

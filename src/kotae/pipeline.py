@@ -9,7 +9,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from itertools import pairwise
 from typing import NoReturn
@@ -27,6 +27,7 @@ from kotae.ingest.ocr import options_from
 from kotae.ingest.zipcap import ZipLimits
 from kotae.names import storable
 from kotae.search.analyze import analyze
+from kotae.search.synonyms import bundled, with_group_terms
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
 
@@ -147,6 +148,10 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         store.set_meta("chunking", chunking_key)
         store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
         store.set_meta("chunk_settings", "")
+        store.set_meta("synonym_terms", "1" if settings.synonym_terms else "0")
+    elif store.meta("synonym_terms") is None:  # an index made before synonyms: its keywords have no group terms
+        store.set_meta("synonym_terms", "1" if settings.synonym_terms and not store.documents() else "0")
+    settings = replace(settings, synonym_terms=store.meta("synonym_terms") == "1")  # one kind per index
     if not store.meta("chunk_settings"):  # how this index cuts its chunks: `Kotae` keeps to it
         store.set_meta("chunk_settings", json.dumps(asdict(settings.chunk), sort_keys=True))
     pending: list[tuple[str, Prepared]] = []
@@ -293,6 +298,8 @@ def prepare_file(path: str, name: str, store: Store, embedder: Embedder, setting
         raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
     with _timed(seconds, "analyze"):
         keyword = [" ".join(analyze(t)) for t in texts]
+        if settings.synonym_terms:
+            keyword = [with_group_terms(k, bundled()) for k in keyword]
     info = DocumentInfo(
         id=doc_id, path=key, file=name, kind=doc.kind, sha256=digest, pages=len(doc.pages),
         chunks=len(chunks), lang=_majority(ch.lang for ch in chunks),

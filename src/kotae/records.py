@@ -16,6 +16,7 @@ from kotae.embed.base import Embedder
 from kotae.errors import KotaeError
 from kotae.pipeline import Progress, embed_cached, embed_text, text_hash
 from kotae.search.analyze import analyze
+from kotae.search.synonyms import bundled, with_group_terms
 from kotae.store.base import Store
 from kotae.types import Chunk, DocumentInfo, Record
 
@@ -46,7 +47,7 @@ def record_chunks(records: Sequence[Record], collection: str, doc_id: str,
 
 
 def index_records(records: Sequence[Record], collection: str, store: Store, embedder: Embedder,
-                  progress: Progress | None = None, batch: int = BATCH) -> RecordsReport:
+                  progress: Progress | None = None, batch: int = BATCH, synonym_terms: bool = True) -> RecordsReport:
     """Write `records` into `store` (one document per `batch` records); unchanged batches are skipped, and
     batches past the end of a shrunk collection are removed. An index holds one collection of records."""
     store.bind_model(embedder.model_id)
@@ -55,6 +56,9 @@ def index_records(records: Sequence[Record], collection: str, store: Store, embe
         raise KotaeError(f"the index in {store.location} holds {owner or 'other documents'}, not the "
                          f"collection {collection}; pass another --index")
     store.set_meta("records", collection)
+    if store.meta("synonym_terms") is None:  # see pipeline.index_paths: one kind of keyword text per index
+        store.set_meta("synonym_terms", "1" if synonym_terms and not store.documents() else "0")
+    groups = store.meta("synonym_terms") == "1"
     n_batches = (len(records) + batch - 1) // batch
     written = embedded = 0
     for n in range(n_batches):
@@ -83,7 +87,10 @@ def index_records(records: Sequence[Record], collection: str, store: Store, embe
                             kind=KIND, sha256=digest, pages=1, chunks=len(chunks),
                             lang=max(set(langs), key=langs.count),
                             indexed_at=datetime.now(UTC).isoformat(timespec="seconds"))
-        store.write_document(info, [""], chunks, hashes, vectors, [" ".join(analyze(t)) for t in texts])
+        keyword = [" ".join(analyze(t)) for t in texts]
+        if groups:
+            keyword = [with_group_terms(k, bundled()) for k in keyword]
+        store.write_document(info, [""], chunks, hashes, vectors, keyword)
         written += 1
         if progress:
             progress("file", 1)

@@ -12,9 +12,12 @@ from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
 from kotae.search.dense import DenseIndex
-from kotae.search.fusion import rrf
+from kotae.search.fusion import add_weighted, arm_trust, rrf
 from kotae.search.gate import GateDecision, GateSettings, absent_terms, coverage, decide, explain
+from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
+from kotae.search.sections import with_neighbours
+from kotae.search.synonyms import bundled, expansion_phrases, group_terms
 from kotae.store.base import Filter, Store
 from kotae.types import Chunk, Hit
 
@@ -45,6 +48,8 @@ class Searcher:
         self.reranker = reranker
         self.fixed_gate = fixed_gate  # the settings' thresholds win over the index's calibration
         self._dense: DenseIndex | None = None
+        self._info: dict[int, float] = {}
+        self._info_generation = -1
         self._generation = -1
 
     def dense_index(self) -> DenseIndex:
@@ -87,17 +92,30 @@ class Searcher:
         t1 = time.perf_counter()
         dense, margin = self._dense_search(qvec, n, doc_ids)
         gate_top = dense[0][1] if dense else 0.0
+        if s.low_info_penalty > 0:
+            dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
         if isinstance(expansion, np.ndarray) or expansion:
             t2 = time.perf_counter()
             evec = expansion if isinstance(expansion, np.ndarray) else self.embedder.passages([expansion])[0]
             t["embed_expansion"] = _ms(t2)
             dvec = qvec + evec
             dense, _ = self._dense_search((dvec / np.linalg.norm(dvec)).astype(np.float32), n, doc_ids)
+            if s.low_info_penalty > 0:
+                dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
         t["dense"] = _ms(t1) - t.get("embed_expansion", 0.0)
         t1 = time.perf_counter()
         qtokens = analyze(query)
         # Keyword search runs in every mode too: its ranks are reported and feed the gate.
-        keyword = self.store.keyword_search(qtokens, n, doc_ids)
+        extra = self.expansion(qtokens) if s.synonyms else []
+        # a group term is matched besides the word itself, so a chunk holding the question's own word still
+        # ranks first at full weight; phrases (an older index) count half
+        weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
+        if extra and weight == 1.0:  # BM25 adds over terms: one search is the same sum, at half the cost
+            keyword = self.store.keyword_search(qtokens + extra, n, doc_ids)
+        else:
+            keyword = self.store.keyword_search(qtokens, n, doc_ids)
+            if extra:
+                keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
         t["keyword"] = _ms(t1)
 
         terms = list(dict.fromkeys(qtokens))
@@ -108,6 +126,10 @@ class Searcher:
             # a paraphrase matching only common words (する, いつ, お金) should not pull noise up.
             kw_weight *= s.keyword_weight_scale * self.keyword_coverage(terms, keyword, df, n_chunks)
 
+        dense_weight = s.dense_weight
+        if s.arm_trust and mode != "keyword":
+            td, tk = arm_trust(dense, keyword, s.dense_trust_scale, s.keyword_trust_scale)
+            dense_weight, kw_weight = dense_weight * td, kw_weight * tk
         sim = dict(dense)
         bm = dict(keyword)
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
@@ -119,7 +141,7 @@ class Searcher:
             ranked = keyword
         else:  # hybrid, hybrid+rerank
             ranked = rrf({"dense": [r for r, _ in dense], "keyword": [r for r, _ in keyword]}, k=s.rrf_k,
-                         weights={"dense": s.dense_weight, "keyword": kw_weight})
+                         weights={"dense": dense_weight, "keyword": kw_weight})
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
@@ -132,6 +154,9 @@ class Searcher:
             t["rerank"] = _ms(t1)
         elif mode == "hybrid+rerank":
             notices = (NO_RERANKER,)
+        if s.section_neighbours > 0:
+            ranked = self._with_neighbours(ranked, chunks, s.section_neighbours)
+            chunks.update(self.store.chunks([r for r, _ in ranked[:top_k] if r not in chunks]))
         top = ranked[:top_k]
         hits = [
             Hit(chunk=chunks[r], similarity=sim.get(r), bm25=bm.get(r),
@@ -145,10 +170,43 @@ class Searcher:
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
 
+    def information(self, rowids: list[int]) -> dict[int, float]:
+        """`lowinfo.information` of these chunks (kept until the store changes)."""
+        gen = self.store.generation()
+        if gen != self._info_generation:  # a removed chunk's rowid may be given to a new one
+            self._info, self._info_generation = {}, gen
+        todo = [r for r in rowids if r not in self._info]
+        if todo:
+            self._info.update({r: information(c.text) for r, c in self.store.chunks(todo).items()})
+        return {r: self._info.get(r, 1.0) for r in rowids}
+
+    def _with_neighbours(self, ranked: list[tuple[int, float]], chunks: dict[int, Chunk],
+                         leaders: int) -> list[tuple[int, float]]:
+        """The fused ranking with the same-section chunk on the adjacent page behind each of the first
+        `leaders` hits (a neighbour takes its leader's score)."""
+        lead = [r for r, _ in ranked[:leaders] if r in chunks]
+        near = self.store.chunks([x for r in lead for x in (r - 1, r + 1) if x not in chunks])
+        pool = {**{r: chunks[r] for r in lead}, **near, **{r: c for r, c in chunks.items()}}
+        order = with_neighbours([r for r, _ in ranked], pool, leaders)
+        score = dict(ranked)
+        out, last = [], 0.0
+        for r in order:
+            last = score.get(r, last)
+            out.append((r, last))
+        chunks.update(near)
+        return out
+
     def _dense_search(self, vec: np.ndarray, n: int, doc_ids: set[str] | None) -> tuple[list[tuple[int, float]], float]:
         if self.store.searches_vectors:
             return self.store.dense_search(vec, n, doc_ids)
         return self.dense_index().search_with_margin(vec, n, doc_ids)
+
+    def expansion(self, qtokens: list[str]) -> list[str]:
+        """What the question's synonym groups add to its keyword search: the group terms, when the index holds
+        them (index-side synonyms), else the other entries of the groups as phrases."""
+        if self.store.meta("synonym_terms") == "1":
+            return group_terms(qtokens, bundled(), query=True)
+        return expansion_phrases(qtokens, bundled())
 
     def keyword_coverage(self, terms: list[str], keyword: list[tuple[int, float]], df: dict[str, int],
                          n_chunks: int) -> float:

@@ -1,0 +1,97 @@
+"""Synonym expansion: the bundled Sudachi groups, matching in analysed tokens, and the keyword search."""
+import pytest
+
+from kotae.config import IndexSettings, SearchSettings
+from kotae.pipeline import index_paths
+from kotae.search import Searcher
+from kotae.search.analyze import analyze
+from kotae.search.fusion import add_weighted
+from kotae.search.synonyms import (
+    Synonyms,
+    bundled,
+    expansion_phrases,
+    group_terms,
+    matches,
+    parse,
+    with_group_terms,
+)
+from kotae.store import open_store
+
+# group 1: overtime (所定外労働 has flag 1: found in documents, never expands a question)
+ROWS = parse(["1\t0\t残業", "1\t0\t時間 外 労働", "1\t1\t所定 外 労働", "2\t0\t労働", "3\t0\t休日 出勤",
+              "3\t0\t休日 労働", "4\t0\t休日 出勤 手当", "5\t2\t給料", "6\t0\tsalari", "6\t0\t賃金", "7\t0\tの"])
+
+
+def test_parse_and_flags():
+    syn = Synonyms.from_rows(ROWS)
+    assert syn.entries[("残業",)] == ((1, True),)
+    assert syn.entries[("所定", "外", "労働")] == ((1, False),)
+    assert ("給料",) not in syn.entries  # flag 2: never used
+    assert ("の",) not in syn.entries  # a one-kana entry would match particles
+    assert ("時間", "外") in syn.prefixes and ("残業",) not in syn.prefixes
+
+
+def test_matches_keep_long_entries_and_drop_covered_single_tokens():
+    syn = Synonyms.from_rows(ROWS)
+    assert matches(["時間", "外", "労働", "賃金"], syn, query=False) == [(0, 3, 1), (3, 4, 6)]  # not 労働 alone
+    assert matches(["休日", "出勤", "手当"], syn, query=False) == [(0, 2, 3), (0, 3, 4)]
+    assert matches(["所定", "外", "労働"], syn, query=False) == [(0, 3, 1)]
+    assert matches(["所定", "外", "労働"], syn, query=True) == []  # flag 1 starts no expansion
+    assert matches(["労働"], syn, query=True) == [(0, 1, 2)]
+
+
+def test_group_terms_and_phrases():
+    syn = Synonyms.from_rows(ROWS)
+    assert group_terms(["残業", "賃金"], syn, query=True) == ["syn1", "syn6"]
+    assert expansion_phrases(["残業"], syn) == ["時間 外 労働", "所定 外 労働"]
+    assert expansion_phrases(["salari"], syn) == ["賃金"]  # English question → Japanese words
+    assert with_group_terms("時間 外 労働 の 割増", syn) == "時間 外 労働 の 割増 syn1"
+    assert with_group_terms("割増", syn) == "割増"
+
+
+def test_bundled_dictionary_knows_the_issue_examples():
+    syn = bundled()
+    q = group_terms(analyze("残業と給料"), syn, query=True)
+    assert set(group_terms(analyze("時間外労働に対する賃金"), syn, query=False)) & set(q) >= {"syn1464", "syn312"}
+    assert "syn986" in group_terms(analyze("休日労働"), syn, query=False)  # 休日出勤 ↔ 休日労働
+    assert "syn312" in group_terms(analyze("What is the salary?"), syn, query=True)
+    assert "賃金" in expansion_phrases(analyze("salary"), syn)
+
+
+def test_add_weighted_sums_scores():
+    got = add_weighted([(1, 2.0), (2, 1.0)], [(2, 4.0), (3, 1.0)], 0.5, 10)
+    assert got == [(2, 3.0), (1, 2.0), (3, 0.5)]
+    assert add_weighted([(1, 2.0)], [(2, 4.0), (3, 1.0)], 0.5, 2) == [(1, 2.0), (2, 2.0)]
+
+
+RULES = "# 賃金\n\n時間外労働をさせた場合は、割増賃金を支払う。\n\n# 休暇\n\n年次有給休暇は10日とする。\n"
+
+
+@pytest.mark.parametrize("index_side", [True, False])
+def test_colloquial_and_english_questions_find_the_rule(tmp_path, fake_embedder, index_side):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text(RULES, encoding="utf-8")
+    store = open_store(str(tmp_path / "idx"))
+    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings(synonym_terms=index_side))
+    assert store.meta("synonym_terms") == ("1" if index_side else "0")
+    on, off = Searcher(store, fake_embedder), Searcher(store, fake_embedder, SearchSettings(synonyms=False))
+    for q, word in (("残業したらどうなる", "時間外労働"), ("How is the salary paid?", "賃金")):
+        found = [h.chunk.text for h in on.search(q, mode="keyword").hits]
+        assert found and word in found[0], q
+        assert off.search(q, mode="keyword").hits == [], q
+    store.close()
+
+
+def test_an_index_made_before_synonyms_keeps_its_keywords(tmp_path, fake_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text(RULES, encoding="utf-8")
+    store = open_store(str(tmp_path / "idx"))
+    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings(synonym_terms=False))
+    store.set_meta("synonym_terms", "")  # as an older kotae left it: no record
+    store._db.execute("DELETE FROM meta WHERE key='synonym_terms'")
+    (tmp_path / "docs" / "more.md").write_text("# 休日\n\n休日労働は月2回まで。\n", encoding="utf-8")
+    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings())
+    assert store.meta("synonym_terms") == "0"
+    hits = Searcher(store, fake_embedder).search("休日出勤", mode="keyword").hits  # found through phrases
+    assert hits and "休日労働" in hits[0].chunk.text
+    store.close()
