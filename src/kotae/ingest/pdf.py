@@ -15,6 +15,7 @@ from kotae.errors import DocumentError, EncryptedDocument
 from kotae.ingest import clean
 from kotae.ingest.headings import classify_lines
 from kotae.ingest.layout import sections_from_lines
+from kotae.ingest import pdf_table_pages
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
@@ -106,9 +107,10 @@ def _page_facts(pdf: pdfium.PdfDocument, index: int, text: str | None) -> tuple[
         page.close()
 
 
-def _raw_pages(path: str, data: bytes) -> tuple[list[str | None], list[tuple[float, float | None]], str]:
+def _raw_pages(path: str, data: bytes, tables: dict[int, list] | None = None,
+               ) -> tuple[list[str | None], list[tuple[float, float | None]], str]:
     """(raw text per page, None where PDFium failed on the page; each page's facts for needs_ocr;
-    document title)."""
+    document title). `tables`, when given, is filled with the tables found on each page (1-based)."""
     texts: list[str | None] = []
     facts: list[tuple[float, float | None]] = []
     with PDFIUM_LOCK:
@@ -118,6 +120,8 @@ def _raw_pages(path: str, data: bytes) -> tuple[list[str | None], list[tuple[flo
             for index in range(len(pdf)):
                 texts.append(_page_text(pdf, index))
                 facts.append(_page_facts(pdf, index, texts[-1]))
+                if tables is not None and (found := pdf_table_pages.read_tables(pdf, index, texts[-1])):
+                    tables[index + 1] = found
         finally:
             pdf.close()
     return texts, facts, title
@@ -187,7 +191,8 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     `ocr`: "auto" reads pages without a usable text layer by OCR, "always" every page, "off" none.
     """
     options = as_options(ocr)
-    raw, facts, title = _raw_pages(path, data)
+    tables: dict[int, list] = {}
+    raw, facts, title = _raw_pages(path, data, tables)
     if not raw:
         raise DocumentError(path, "the PDF has no pages", _REPAIR_FIX)
     outcome = _read_scans(data, raw, facts, options)
@@ -195,7 +200,10 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
         raise _no_text(path, outcome, options)
     warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
     pages = clean_pages(outcome.texts)
-    sections = mark_ocr(sections_from_lines(pages, classify_lines), set(outcome.read))
+    # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections.
+    pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read})
+    sections = sections_from_lines(pages, classify_lines)
+    sections = mark_ocr(pdf_table_pages.row_sections(sections, pages, placed), set(outcome.read))
     words = tuple(page_words(n, outcome.read[n], pages[n - 1], 72 / options.dpi, "pt") for n in sorted(outcome.read))
     return ParsedDocument(
         path=path,

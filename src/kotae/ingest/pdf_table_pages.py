@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from kotae.types import Section
 CANDIDATE_LINES = 3  # a page needs this many lines with two figures before its boxes are read
 _FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,.]*\)?%?(?![\w])")
 _SPACE = re.compile(r"\s+")
+_CURRENCY = {"$", "€", "£", "¥"}
 
 
 def looks_tabular(text: str) -> bool:
@@ -104,26 +106,32 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 def _span(page: str, table: Table) -> tuple[int, int] | None:
-    """Where the table's words lie in the page text: from its first words to its last, the
-    stretch holding about as many words as the table; None when they cannot be found."""
-    tokens = _tokens(page)
-    words = [t for t in " ".join(table.source).split() if t not in ("$",)]
-    if len(words) < 4:
+    """Where the table's lines lie in the page text: the stretch that starts with a word of its first
+    line, ends with a word of its last, and holds nearly all of its words (in any order: the text
+    layer may order a header's lines otherwise); None when no stretch does."""
+    tokens = [t for t in _tokens(page) if t[0] not in _CURRENCY]
+    lines = [[w for w in line.split() if w not in _CURRENCY] for line in table.source]
+    want = Counter(w for line in lines for w in line)
+    size = sum(want.values())
+    if size < 4:
         return None
-    texts = [t for t, _, _ in tokens]
-    head, tail = words[:2], words[-2:]
-    for i in range(len(texts) - 1):
-        if texts[i : i + 2] != head:
+    first, last = set(lines[0]), set(lines[-1])
+    best: tuple[int, int, int] | None = None  # (matched, start, end)
+    for i, (word, _, _) in enumerate(tokens):
+        if word not in first:
             continue
-        numbers_in = sum(is_number(w) for w in words)
-        for j in range(i + 2, min(len(texts), i + 3 * len(words)) + 1):
-            if texts[j - 2 : j] == tail:
-                window = [t for t in texts[i:j] if t != "$"]
-                if 0.7 * len(words) <= len(window) <= 1.4 * len(words) and \
-                        sum(is_number(t) for t in window) >= 0.8 * numbers_in:
-                    return tokens[i][1], tokens[j - 1][2]
-        break
-    return None
+        have: Counter[str] = Counter()
+        matched = 0
+        for j in range(i, min(len(tokens), i + int(1.3 * size) + 1)):
+            w = tokens[j][0]
+            if have[w] < want[w]:
+                matched += 1
+            have[w] += 1
+            if w in last and matched >= 0.8 * size and (best is None or matched > best[0]):
+                best = (matched, i, j)
+    if best is None:
+        return None
+    return tokens[best[1]][1], tokens[best[2]][2]
 
 
 def place_tables(pages: Sequence[str], tables: dict[int, list[Table]]) -> tuple[list[str], list[Placed]]:

@@ -69,7 +69,7 @@ class Table:
     title: str
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
-    source: tuple[str, ...]  # the region's words in line order (header lines included)
+    source: tuple[str, ...]  # the text of the region's lines, top to bottom (header lines included)
 
     def lines(self) -> list[str]:
         """Each row as "label | column: value | column: value"."""
@@ -247,7 +247,7 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
         names[0] = ""
     title = _title(lines, top)
     title = " ".join([title, *(n for n in notes if n not in title)]).strip()
-    source = tuple(w.text for line in lines[top:stop] for w in line.words)
+    source = tuple(line.text for line in lines[top:stop])
     return Table(title, tuple(names), tuple(rows), source)
 
 
