@@ -21,6 +21,8 @@ _EN_KEYWORD = re.compile(
 _EN_LEVEL = {"part": 0, "chapter": 1, "appendix": 1, "section": 2, "article": 5}
 _NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+(\S.*)")
 _ALL_CAPS = re.compile(r"[A-Z][A-Z0-9 &,'’/:()\-]*")
+_UNITS = set("年月日時分秒円人件回歳倍個台枚本号週か％%ヶケ箇")
+_RUNNING_NUMBER = re.compile(r"\D\s+\d{1,4}$")
 SHORT = 60  # English headings are short lines
 JA_LABEL_MAX = 40
 JA_TITLE_MAX = 20  # a numbered Japanese title ("1. はじめに") is short and has no 、  # longer 章/節 lines are cut to their marker in the heading path
@@ -62,14 +64,30 @@ def _japanese(line: str) -> Heading | None:
     return _JA_LEVEL[kind], label
 
 
+def _cell_like(rest: str) -> bool:
+    """Words after a number that read as a table cell or a sentence, not a title.
+
+    「７ 時 間」「6 か月」 (a unit after the number), 「41 年～ 25.0」 (more numbers),
+    "More than 2,000 National Guard troops were put on" (a long line with figures).
+    """
+    rest = rest.strip()
+    words = rest.split()
+    if rest[:1] in _UNITS or any(c.isdigit() for c in rest) and (ord(rest[0]) >= 0x3000 or len(words) > 4):
+        return True
+    return len(words) > 8 or (len(words) >= 2 and sum(len(w) == 1 for w in words) > 0.6 * len(words))
+
+
 def _english(line: str) -> Heading | None:
     if len(line) > SHORT or line.endswith((".", "。", ",", ";")):
         return None
     m = _EN_KEYWORD.fullmatch(line)
     if m and _title_like(m.group(3)):
+        if _RUNNING_NUMBER.search(m.group(3)) and len(m.group(3).split()) >= 3:
+            return None  # "Chapter 2. Roles and separation of duties 11": a running header with its page
         return _EN_LEVEL[m.group(1).lower()], line
     m = _NUMBERED.fullmatch(line)
-    if m and _title_like(m.group(3)) and not m.group(3)[0].isdigit() and not _ja_clause(m.group(3), bool(m.group(2)) or "." in m.group(1)):
+    if (m and _title_like(m.group(3)) and not m.group(3)[0].isdigit() and not _cell_like(m.group(3))
+            and not _ja_clause(m.group(3), bool(m.group(2)) or "." in m.group(1))):
         return m.group(1).count(".") + 1, line
     letters = sum(c.isalpha() for c in line)
     if letters >= 4 and _ALL_CAPS.fullmatch(line) and len(line.split()) <= 10:
@@ -90,13 +108,28 @@ def heading_of(line: str) -> Heading | None:
     return _japanese(line) or _english(line)
 
 
+def is_structural(line: str) -> bool:
+    """The line starts with a Japanese structural marker (第N編/章/節/款/目/条)."""
+    return _JA.match(line.strip().strip("\u3000")) is not None
+
+
+def _continues(line: str) -> bool:
+    """The line goes on a sentence (starts with a lower-case letter): the line above it is body text."""
+    line = line.strip()
+    return bool(line) and line[0].islower()
+
+
 def classify_lines(lines: list[str]) -> list[Heading | None]:
     """`heading_of` for each line, plus Japanese statute captions.
 
     In statutes the caption sits on its own line above the article ("（目的）" then "第一条　…"):
-    the caption line then starts the heading, labelled "第一条（目的）".
+    the caption line then starts the heading, labelled "第一条（目的）". An English heading line
+    followed by a line that starts in lower case is a wrapped sentence, not a heading.
     """
     found = [heading_of(line) for line in lines]
+    for i in range(len(lines) - 1):
+        if found[i] is not None and not is_structural(lines[i]) and _continues(lines[i + 1]):
+            found[i] = None
     for i in range(len(lines) - 1):
         nxt = found[i + 1]
         if found[i] is not None or nxt is None or nxt[0] != _JA_LEVEL["条"] or _CAPTION.search(nxt[1]):

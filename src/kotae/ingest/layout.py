@@ -73,10 +73,14 @@ def sections_from_lines(
 
     Page texts are not changed: blocks are their lines, so offsets point into `pages` as given.
     """
+    return sections_from_headings(pages, [classify(page.split("\n")) for page in pages])
+
+
+def sections_from_headings(pages: list[str], headings: list[list[Heading | None]]) -> list[Section]:
+    """Sections for finished page texts given each page's line headings (one entry per "\n"-split line)."""
     blocks = []
-    for number, page in enumerate(pages, start=1):
-        lines = page.split("\n")
-        for line, heading in zip(lines, classify(lines)):
+    for number, (page, found) in enumerate(zip(pages, headings), start=1):
+        for line, heading in zip(page.split("\n"), found):
             blocks.append(Block(text=line, page=number, heading=heading))
     rebuilt, sections = assemble(blocks, page_count=len(pages))
     assert rebuilt == list(pages)

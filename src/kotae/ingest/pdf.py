@@ -1,4 +1,5 @@
-"""PDF reader (pypdfium2): text layer per page, cleaned, with headings found from the lines.
+"""PDF reader (pypdfium2): text layer per page in reading order (kotae.ingest.pdf_layout), cleaned,
+with headings found from the lines and their fonts (kotae.ingest.pdf_headings).
 
 Pages without a usable text layer are rendered with PDFium and read by OCR (kotae.ingest.ocr).
 """
@@ -12,11 +13,12 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.errors import DocumentError, EncryptedDocument
-from kotae.ingest import clean
-from kotae.ingest.headings import classify_lines
-from kotae.ingest.layout import sections_from_lines
-from kotae.ingest import pdf_table_pages
+from kotae.ingest import clean, pdf_table_pages
+from kotae.ingest.layout import sections_from_headings
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
+from kotae.ingest.pdf_headings import classify_pages
+from kotae.ingest.pdf_layout import Line, analyse, page_chars, with_fonts
+from kotae.ingest.pdf_tables import Table
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
@@ -54,20 +56,23 @@ def _title(pdf: pdfium.PdfDocument) -> str:
     return "" if title.lower() == "untitled" else title  # "untitled" is a PDF writer's placeholder
 
 
-def _page_text(pdf: pdfium.PdfDocument, index: int) -> str | None:
-    """The raw text layer of one page; None when PDFium cannot load the page."""
+def _page_text(pdf: pdfium.PdfDocument, index: int) -> tuple[str | None, tuple[Line, ...]]:
+    """The raw text layer of one page in reading order, and its lines with their fonts;
+    (None, ()) when PDFium cannot load the page."""
     try:
         page = pdf[index]
     except pdfium.PdfiumError:
-        return None
+        return None, ()
     try:
         textpage = page.get_textpage()
         try:
-            return str(textpage.get_text_range())
+            layout = analyse(page_chars(textpage))
+            text = layout.text if layout.text is not None else str(textpage.get_text_range())
+            return text, tuple(with_fonts(textpage, list(layout.lines)))
         finally:
             textpage.close()
     except pdfium.PdfiumError:
-        return None
+        return None, ()
     finally:
         page.close()
 
@@ -107,24 +112,28 @@ def _page_facts(pdf: pdfium.PdfDocument, index: int, text: str | None) -> tuple[
         page.close()
 
 
-def _raw_pages(path: str, data: bytes, tables: dict[int, list] | None = None,
-               ) -> tuple[list[str | None], list[tuple[float, float | None]], str]:
+def _raw_pages(path: str, data: bytes, tables: dict[int, list[Table]] | None = None,
+               ) -> tuple[list[str | None], list[tuple[float, float | None]], str, list[tuple[Line, ...]]]:
     """(raw text per page, None where PDFium failed on the page; each page's facts for needs_ocr;
-    document title). `tables`, when given, is filled with the tables found on each page (1-based)."""
+    document title; each page's layout lines with fonts). `tables`, when given, is filled with the
+    tables found on each page (1-based)."""
     texts: list[str | None] = []
+    lines: list[tuple[Line, ...]] = []
     facts: list[tuple[float, float | None]] = []
     with PDFIUM_LOCK:
         pdf = _open(path, data)
         try:
             title = _title(pdf)
             for index in range(len(pdf)):
-                texts.append(_page_text(pdf, index))
-                facts.append(_page_facts(pdf, index, texts[-1]))
-                if tables is not None and (found := pdf_table_pages.read_tables(pdf, index, texts[-1])):
+                text, page_lines = _page_text(pdf, index)
+                texts.append(text)
+                lines.append(page_lines)
+                facts.append(_page_facts(pdf, index, text))
+                if tables is not None and (found := pdf_table_pages.read_tables(pdf, index, text)):
                     tables[index + 1] = found
         finally:
             pdf.close()
-    return texts, facts, title
+    return texts, facts, title, lines
 
 
 class _Renderer:
@@ -191,8 +200,8 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     `ocr`: "auto" reads pages without a usable text layer by OCR, "always" every page, "off" none.
     """
     options = as_options(ocr)
-    tables: dict[int, list] = {}
-    raw, facts, title = _raw_pages(path, data, tables)
+    tables: dict[int, list[Table]] = {}
+    raw, facts, title, lines = _raw_pages(path, data, tables)
     if not raw:
         raise DocumentError(path, "the PDF has no pages", _REPAIR_FIX)
     outcome = _read_scans(data, raw, facts, options)
@@ -200,9 +209,10 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
         raise _no_text(path, outcome, options)
     warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
     pages = clean_pages(outcome.texts)
-    # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections.
+    # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections below.
     pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read})
-    sections = sections_from_lines(pages, classify_lines)
+    fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
+    sections = sections_from_headings(pages, classify_pages(pages, fonts))
     sections = mark_ocr(pdf_table_pages.row_sections(sections, pages, placed), set(outcome.read))
     words = tuple(page_words(n, outcome.read[n], pages[n - 1], 72 / options.dpi, "pt") for n in sorted(outcome.read))
     return ParsedDocument(
