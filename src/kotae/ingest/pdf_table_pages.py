@@ -59,7 +59,7 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
         x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value
         if text:
             em = max(size, 1.0)
-            if x0 - box[2] > 0.25 * em or x0 < box[0] - 0.5 * em or y0 > box[3] or y1 < box[1]:
+            if x0 - box[2] > 0.6 * em or x0 < box[0] - 0.5 * em or y0 > box[3] or y1 < box[1]:
                 flush()
         if not text:
             box = [x0, y0, x1, y1]

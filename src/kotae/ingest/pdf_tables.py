@@ -232,7 +232,8 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
             break
         header_lines.insert(0, above)
         top -= 1
-    if not header_lines and not any(is_number(c.text) for c in split[0]):
+    grid = not header_lines and not any(is_number(c.text) for c in split[0])
+    if grid:
         header_lines, head = [split[0]], 1  # a grid's first line names its columns
     rows = _rows(body[head:], placed[head:], len(columns), label_column)
     keep = [k for k in range(len(columns)) if (k == 0 and label_column) or any(r[k] for r in rows)]
@@ -242,7 +243,7 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
     rows = [tuple(r[k] for k in keep) for r in rows]
     notes: list[str] = []
     names = _names(header_lines, columns, 1 if label_column else 0, notes)
-    if label_column and numeric and names[0]:
+    if label_column and numeric and not grid and names[0]:
         notes.append(names[0])  # over the row labels stands a note such as "(In millions)"
         names[0] = ""
     title = _title(lines, top)
