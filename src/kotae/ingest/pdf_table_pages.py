@@ -63,7 +63,8 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
                 flush()
         if not text:
             box = [x0, y0, x1, y1]
-            size = pdfium_c.FPDFText_GetFontSize(raw, i)
+            # Some writers scale the text matrix, not the font: PDFium then reports size 1; the glyph says more.
+            size = max(pdfium_c.FPDFText_GetFontSize(raw, i), 1.4 * (y1 - y0))
         else:
             box = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
         text.append(ch)
