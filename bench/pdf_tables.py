@@ -81,8 +81,8 @@ def main() -> int:
         s = r["summary"]
         lines.append(f"| {r['variant']} | {s['fit']['hit@1']} | {s['fit']['hit@5']} | {s['held-out']['hit@1']} | "
                      f"{s['held-out']['hit@5']} | {r['pages']} | {r['index_seconds']} | {r['pages_per_s']} |")
-    lines += ["", f"Questions: {GOLDEN} ({len(questions)} answerable; n per split in the JSON). "
-              "pages/s: indexing end to end (read, chunk, embed, store)."]
+    lines += ["", (f"Questions: {GOLDEN} ({len(questions)} answerable; n per split in the JSON). "
+                   "pages/s: indexing end to end (read, chunk, embed, store).")]
     write("pdf_tables", {"machine": machine(), "data": folder, "results": results}, "\n".join(lines))
     return 0
 

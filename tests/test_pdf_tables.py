@@ -132,7 +132,7 @@ def test_two_columns_of_prose_are_not_a_table():
     words = []
     for i in range(6):
         y = 100 + 14 * i
-        for j, w in enumerate("the quick brown fox jumps over the lazy dog again".split()):
+        for j, w in enumerate(["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "again"]):
             words.append(Word(w, 50 + 25 * j, y, 72 + 25 * j, y + 10))
             words.append(Word(w, 320 + 25 * j, y, 342 + 25 * j, y + 10))
     assert find_tables(lines_from_words(words)) == []

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from kotae.ingest.pdf_tables import Table, Word, find_tables, is_number, lines_from_words
+from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
 
 CANDIDATE_LINES = 3  # a page needs this many lines with two figures before its boxes are read

@@ -18,7 +18,7 @@ MIN_ROWS = 3  # fewer aligned lines than this are not a table
 MAX_CELL = 48  # a value cell longer than this is prose, not a table cell
 MAX_HEADER_LINES = 6
 LINE_GAP = 2.6  # a vertical gap of this many line heights ends a table
-_NUMBER = re.compile(r"^[(\-–—−+]?[$€£¥]?\(?[\d][\d,.]*\)?%?$|^[—–\-−]+$|^\(?\d[\d,.]*\)?%$|^n/?a$", re.I)
+_NUMBER = re.compile(r"^[(\-–—−+]?[$€£¥]?\(?[\d][\d,.]*\)?%?$|^[—–\-−]+$|^\(?\d[\d,.]*\)?%$|^n/?a$", re.IGNORECASE)
 _CURRENCY = {"$", "€", "£", "¥", "US$"}
 _UPPER_SHARE = 0.7
 _YEAR = re.compile(r"^(19|20)\d\d$")
@@ -98,9 +98,10 @@ def cells(line: Line) -> list[Cell]:
     A lone currency sign joins the number after it."""
     out: list[list[Word]] = []
     for w in line.words:
-        if out and len(out[-1]) == 1 and out[-1][0].text in _CURRENCY:
-            out[-1].append(w)
-        elif out and w.text not in _CURRENCY and w.x0 - out[-1][-1].x1 < GAP_EM * max(w.size, out[-1][-1].size):
+        after_sign = bool(out) and len(out[-1]) == 1 and out[-1][0].text in _CURRENCY
+        close = bool(out) and w.text not in _CURRENCY and \
+            w.x0 - out[-1][-1].x1 < GAP_EM * max(w.size, out[-1][-1].size)
+        if after_sign or close:
             out[-1].append(w)
         else:
             out.append([w])
