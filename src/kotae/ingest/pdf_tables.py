@@ -234,8 +234,11 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
         header_lines.insert(0, above)
         top -= 1
     grid = not header_lines and not any(is_number(c.text) for c in split[0])
-    if grid:
-        header_lines, head = [split[0]], 1  # a grid's first line names its columns
+    if grid:  # a grid's first lines (those without figures) name its columns
+        head = 1
+        while head < min(len(split) - 2, MAX_HEADER_LINES) and not any(is_number(c.text) for c in split[head]):
+            head += 1
+        header_lines = split[:head]
     rows = _rows(body[head:], placed[head:], len(columns), label_column)
     keep = [k for k in range(len(columns)) if (k == 0 and label_column) or any(r[k] for r in rows)]
     if len(rows) < 2 or len(keep) < 2:
