@@ -53,7 +53,7 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
 
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
         ch = chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32)
-        if ch.isspace() or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs):
+        if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs):
             flush()
             continue
         x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value

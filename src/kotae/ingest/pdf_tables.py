@@ -272,14 +272,16 @@ def _names(header_lines: list[list[Cell]], columns: list[tuple[float, float]], f
             else:
                 cells_v.append(c)
         count = len(columns) - first
-        if cells_v and count % len(cells_v) == 0 and (len(cells_v) > 1 or count == 1):
-            group = count // len(cells_v)
+        group = count // max(1, len(cells_v))
+        if cells_v and count % len(cells_v) == 0 and (len(cells_v) > 1 or count == 1) and all(
+                columns[first + j * group][0] <= (c.x0 + c.x1) / 2 <= columns[first + (j + 1) * group - 1][1]
+                for j, c in enumerate(cells_v)):
             for j, c in enumerate(cells_v):
                 for k in range(first + j * group, first + (j + 1) * group):
                     names[k].append(c.text)
             continue
-        for c in cells_v:
-            for k in _spanned(c, columns):
+        for c in cells_v:  # a grid's header cell names one column; a statement's may span several
+            for k in _spanned(c, columns) if first else [_column_of(c, columns)]:
                 names[k].append(c.text)
     return [" ".join(n) for n in names]
 
