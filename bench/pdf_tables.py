@@ -1,6 +1,6 @@
 """PDF tables as rows: page hit@1/@5 on the 10-Q golden set, with and without table rows, and pages/s.
 
-    python bench/pdf_tables.py [--data ../shared/data] [--variants off,on]
+    python bench/pdf_tables.py [--data ../shared/data] [--variants off,on] [--name pdf_tables]
 
 All 20 filings of sec-10q/ go into one temporary index per variant (default settings, bundled e5 model,
 hybrid search, top 5). "off" reads PDFs with table detection switched off (the reader before tables),
@@ -67,6 +67,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     parser.add_argument("--variants", default="off,on")
+    parser.add_argument("--name", default="pdf_tables", help="results file name (one per variant run apart)")
     args = parser.parse_args()
     folder = os.path.join(args.data, "sec-10q")
     files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".pdf"))
@@ -83,7 +84,7 @@ def main() -> int:
                      f"{s['held-out']['hit@5']} | {r['pages']} | {r['index_seconds']} | {r['pages_per_s']} |")
     lines += ["", (f"Questions: {GOLDEN} ({len(questions)} answerable; n per split in the JSON). "
                    "pages/s: indexing end to end (read, chunk, embed, store).")]
-    write("pdf_tables", {"machine": machine(), "data": folder, "results": results}, "\n".join(lines))
+    write(args.name, {"machine": machine(), "data": folder, "results": results}, "\n".join(lines))
     return 0
 
 

@@ -8,6 +8,7 @@ texts and `row_sections` on the sections found in them.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -53,7 +54,8 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
 
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
         ch = chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32)
-        if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs):
+        if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs) \
+                or abs(math.sin(pdfium_c.FPDFText_GetCharAngle(raw, i))) > 0.1:  # rotated text is no row
             flush()
             continue
         x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value

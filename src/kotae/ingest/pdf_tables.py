@@ -122,8 +122,9 @@ def is_number(text: str) -> bool:
 def _kind(line_cells: list[Cell]) -> str:
     """"row" (a label or value and figures), "grid" (three or more short cells) or "text"."""
     rest = line_cells[1:]
-    if len(line_cells) < 2 or any(len(c.text) > MAX_CELL for c in rest):
-        return "text"
+    if len(line_cells) < 2 or any(len(c.text) > MAX_CELL for c in rest) or any(
+            ". . ." in c.text or set(c.text) <= {".", " "} for c in line_cells):
+        return "text"  # prose, or a table of contents' dot leaders
     if any(is_number(c.text) for c in line_cells):
         return "row"
     return "grid" if len(line_cells) >= 3 else "text"
@@ -236,8 +237,9 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
     grid = not header_lines and not any(is_number(c.text) for c in split[0])
     if grid:  # a grid's first lines (those without figures) name its columns
         head = 1
-        while head < min(len(split) - 2, MAX_HEADER_LINES) and not any(is_number(c.text) for c in split[head]):
-            head += 1
+        while head < min(len(split) - 2, MAX_HEADER_LINES) and len(split[head]) < len(split[0]) \
+                and not any(is_number(c.text) for c in split[head]):
+            head += 1  # a header cell's second line
         header_lines = split[:head]
     rows = _rows(body[head:], placed[head:], len(columns), label_column)
     keep = [k for k in range(len(columns)) if (k == 0 and label_column) or any(r[k] for r in rows)]
