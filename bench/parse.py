@@ -12,7 +12,7 @@ Data (../shared/data):
     texts joined and the reference, both normalised: markdown syntax stripped (heading marks, table
     pipes and rule rows, emphasis, image placeholders, links), NFKC, lower case, whitespace collapsed;
   - table cells: the set of distinct normalised cells of the reference's pipe tables against the cells
-    of the reader's table sections (kind "table": "column: value | column: value" rows, or pipe rows):
+    of the reader's table sections (kind "table" or "rows", a row label's "›" path split in cells: "column: value | column: value" rows, or pipe rows):
     precision, recall, F1; and "cell recall in text": the share of reference cells found anywhere in
     the reader's normalised text (order-free, so a reader without tables is not scored 0 there).
 - samples/unstructured/pdf/multi-column*.pdf and every other sample PDF (no reference): the number of
@@ -112,10 +112,10 @@ def table_cells(doc: ParsedDocument) -> set[str]:
     """Distinct normalised cells of the reader's table sections ("col: value | col: value" or pipe rows)."""
     cells: set[str] = set()
     for section in doc.sections:
-        if section.kind != "table":
+        if section.kind not in ("table", "rows"):  # rows: PDF table rows (kotae.ingest.pdf_table_pages)
             continue
         for line in section.text.split("\n"):
-            for part in line.strip().strip("|").split("|"):
+            for part in re.split(r"\||›", line.strip().strip("|")):
                 name, sep, value = part.partition(": ")
                 cells |= {normalise(name), normalise(value)} if sep else {normalise(part)}
     return {c for c in cells if c}

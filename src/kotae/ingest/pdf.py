@@ -13,11 +13,12 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.errors import DocumentError, EncryptedDocument
-from kotae.ingest import clean
+from kotae.ingest import clean, pdf_table_pages
 from kotae.ingest.layout import sections_from_headings
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.pdf_headings import classify_pages
 from kotae.ingest.pdf_layout import Line, analyse, font_reader, page_chars
+from kotae.ingest.pdf_tables import Table
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
@@ -111,10 +112,11 @@ def _page_facts(pdf: pdfium.PdfDocument, index: int, text: str | None) -> tuple[
         page.close()
 
 
-def _raw_pages(path: str, data: bytes
+def _raw_pages(path: str, data: bytes, tables: dict[int, list[Table]] | None = None,
                ) -> tuple[list[str | None], list[tuple[float, float | None]], str, list[tuple[Line, ...]]]:
     """(raw text per page, None where PDFium failed on the page; each page's facts for needs_ocr;
-    document title; each page's layout lines with fonts)."""
+    document title; each page's layout lines with fonts). `tables`, when given, is filled with the
+    tables found on each page (1-based)."""
     texts: list[str | None] = []
     lines: list[tuple[Line, ...]] = []
     facts: list[tuple[float, float | None]] = []
@@ -127,6 +129,8 @@ def _raw_pages(path: str, data: bytes
                 texts.append(text)
                 lines.append(page_lines)
                 facts.append(_page_facts(pdf, index, text))
+                if tables is not None and (found := pdf_table_pages.read_tables(pdf, index, text)):
+                    tables[index + 1] = found
         finally:
             pdf.close()
     return texts, facts, title, lines
@@ -196,7 +200,8 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     `ocr`: "auto" reads pages without a usable text layer by OCR, "always" every page, "off" none.
     """
     options = as_options(ocr)
-    raw, facts, title, lines = _raw_pages(path, data)
+    tables: dict[int, list[Table]] = {}
+    raw, facts, title, lines = _raw_pages(path, data, tables)
     if not raw:
         raise DocumentError(path, "the PDF has no pages", _REPAIR_FIX)
     outcome = _read_scans(data, raw, facts, options)
@@ -204,8 +209,11 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
         raise _no_text(path, outcome, options)
     warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
     pages = clean_pages(outcome.texts)
+    # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections below.
+    pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read})
     fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
-    sections = mark_ocr(sections_from_headings(pages, classify_pages(pages, fonts)), set(outcome.read))
+    sections = sections_from_headings(pages, classify_pages(pages, fonts))
+    sections = mark_ocr(pdf_table_pages.row_sections(sections, pages, placed), set(outcome.read))
     words = tuple(page_words(n, outcome.read[n], pages[n - 1], 72 / options.dpi, "pt") for n in sorted(outcome.read))
     return ParsedDocument(
         path=path,

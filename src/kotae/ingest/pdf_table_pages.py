@@ -1,0 +1,207 @@
+"""PDF tables in the page text: word boxes from PDFium (only on pages that look like they hold a table),
+each table's lines in the page text replaced by its rows, and the rows cut into "rows" sections.
+
+The reader calls `read_tables` while the document is open, then `place_tables` on the cleaned page
+texts and `row_sections` on the sections found in them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pypdfium2 as pdfium  # type: ignore[import-untyped]
+import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
+
+from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
+from kotae.types import Section
+
+CANDIDATE_LINES = 3  # a page needs this many lines with two figures before its boxes are read
+_FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,.]*\)?%?(?![\w])")
+_SPACE = re.compile(r"\s+")
+_CURRENCY = {"$", "€", "£", "¥"}
+
+
+def looks_tabular(text: str) -> bool:
+    """Cheap test on the raw text: at least CANDIDATE_LINES lines holding two or more figures."""
+    count = 0
+    for line in text.split("\n"):
+        if len(_FIGURE.findall(line)) >= 2:
+            count += 1
+            if count >= CANDIDATE_LINES:
+                return True
+    return False
+
+
+def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
+    """The page's words with their boxes (top-left origin), split at spaces and at jumps between glyphs."""
+    raw = textpage.raw
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    refs = [ctypes.byref(v) for v in (left, right, bottom, top)]
+    words: list[Word] = []
+    text: list[str] = []
+    box: list[float] = []
+    size = 0.0
+
+    def flush() -> None:
+        if text:
+            words.append(Word("".join(text), box[0], height - box[3], box[2], height - box[1], size))
+            text.clear()
+
+    for i in range(pdfium_c.FPDFText_CountChars(raw)):
+        ch = chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32)
+        if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs) \
+                or abs(math.sin(pdfium_c.FPDFText_GetCharAngle(raw, i))) > 0.1:  # rotated text is no row
+            flush()
+            continue
+        x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value
+        if text:
+            em = max(size, 1.0)
+            if x0 - box[2] > 0.6 * em or x0 < box[0] - 0.5 * em or y0 > box[3] or y1 < box[1]:
+                flush()
+        if not text:
+            box = [x0, y0, x1, y1]
+            # Some writers scale the text matrix, not the font: PDFium then reports size 1; the glyph says more.
+            size = max(pdfium_c.FPDFText_GetFontSize(raw, i), 1.4 * (y1 - y0))
+        else:
+            box = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
+        text.append(ch)
+    flush()
+    return words
+
+
+def read_tables(pdf: pdfium.PdfDocument, index: int, text: str | None) -> list[Table]:
+    """The tables on page `index` (0-based), or [] when its text does not look tabular."""
+    if not text or not looks_tabular(text):
+        return []
+    try:
+        page = pdf[index]
+    except pdfium.PdfiumError:
+        return []
+    try:
+        textpage = page.get_textpage()
+        try:
+            words = page_words(textpage, page.get_height())
+        finally:
+            textpage.close()
+    except pdfium.PdfiumError:
+        return []
+    finally:
+        page.close()
+    return find_tables(lines_from_words(words))
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A table's rows in a page's text: (start, end) of each row line, and the table's title."""
+
+    page: int
+    title: str
+    rows: tuple[tuple[int, int], ...]
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def _span(page: str, table: Table) -> tuple[int, int] | None:
+    """Where the table's lines lie in the page text: the stretch that starts with a word of its first
+    line, ends with a word of its last, and holds nearly all of its words (in any order: the text
+    layer may order a header's lines otherwise); None when no stretch does."""
+    tokens = [t for t in _tokens(page) if t[0] not in _CURRENCY]
+    lines = [[w for w in line.split() if w not in _CURRENCY] for line in table.source]
+    want = Counter(w for line in lines for w in line)
+    size = sum(want.values())
+    if size < 4:
+        return None
+    first, last = set(lines[0]), set(lines[-1])
+    best: tuple[int, int, int] | None = None  # (matched, start, end)
+    for i, (word, _, _) in enumerate(tokens):
+        if word not in first:
+            continue
+        have: Counter[str] = Counter()
+        matched = 0
+        for j in range(i, min(len(tokens), i + int(1.3 * size) + 1)):
+            w = tokens[j][0]
+            if have[w] < want[w]:
+                matched += 1
+            have[w] += 1
+            if w in last and matched >= 0.8 * size and (best is None or matched > best[0]):
+                best = (matched, i, j)
+    if best is None:
+        return None
+    return tokens[best[1]][1], tokens[best[2]][2]
+
+
+def place_tables(pages: Sequence[str], tables: dict[int, list[Table]]) -> tuple[list[str], list[Placed]]:
+    """Page texts with each found table's lines replaced by its rows (one line each); a table whose
+    lines cannot be found in the text is left as the text has it."""
+    out = list(pages)
+    placed: list[Placed] = []
+    for number, found in sorted(tables.items()):
+        text = out[number - 1]
+        for table in found:
+            span = _span(text, table)
+            lines = table.lines()
+            if span is None or not lines:
+                continue
+            body = "\n".join(_SPACE.sub(" ", line) for line in lines)
+            before, after = text[: span[0]], text[span[1] :]
+            if before and not before.endswith("\n"):
+                before += "\n"
+            if after and not after.startswith("\n"):
+                after = "\n" + after
+            if any(k.page == number and k.rows[0][0] < span[1] and span[0] < k.rows[-1][1] for k in placed):
+                continue  # the words matched inside a table already placed
+            old, text = text, before + body + after
+            offsets, at = [], len(before)
+            for line in body.split("\n"):
+                offsets.append((at, at + len(line)))
+                at += len(line) + 1
+            delta = len(text) - len(old)
+            placed = [_shifted(k, number, span, delta) for k in placed]
+            placed.append(Placed(number, table.title, tuple(offsets)))
+        out[number - 1] = text
+    return out, placed
+
+
+def _shifted(p: Placed, page: int, span: tuple[int, int], delta: int) -> Placed:
+    if p.page != page or p.rows[0][0] < span[1]:
+        return p
+    return Placed(p.page, p.title, tuple((a + delta, b + delta) for a, b in p.rows))
+
+
+def row_sections(sections: Sequence[Section], pages: Sequence[str], placed: Sequence[Placed]) -> list[Section]:
+    """Sections with each placed table's rows cut out as "rows" sections (one per row, numbered within
+    the table, heading path + the table's title); the text around them stays as it was."""
+    by_page: dict[int, list[Placed]] = {}
+    for p in placed:
+        by_page.setdefault(p.page, []).append(p)
+    out: list[Section] = []
+    for sec in sections:
+        cuts = [(a, b, n, p) for p in by_page.get(sec.page, []) for n, (a, b) in enumerate(p.rows, start=1)
+                if sec.start <= a and b <= sec.start + len(sec.text)]
+        if not cuts:
+            out.append(sec)
+            continue
+        at = sec.start
+        page = pages[sec.page - 1]
+        for a, b, n, p in sorted(cuts, key=lambda c: c[0]):
+            _text_part(out, sec, page, at, a)
+            heading = sec.heading if not p.title or sec.heading[-1:] == (p.title,) else (*sec.heading, p.title)
+            out.append(Section(sec.page, heading, page[a:b], a, rows=(n, n), kind="rows", ocr=sec.ocr))
+            at = b
+        _text_part(out, sec, page, at, sec.start + len(sec.text))
+    return out
+
+
+def _text_part(out: list[Section], sec: Section, page: str, start: int, end: int) -> None:
+    raw = page[start:end]
+    body = raw.strip()
+    if body:
+        lead = len(raw) - len(raw.lstrip())
+        out.append(Section(sec.page, sec.heading, body, start + lead, sec.rows, sec.kind, sec.ocr))

@@ -1,0 +1,138 @@
+"""PDF tables: a ruled grid and an unruled financial statement become rows cited to their page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import letter
+from reportlab.pdfgen import canvas
+from reportlab.platypus import Table, TableStyle
+
+from kotae.chunking import chunk_document
+from kotae.ingest.pdf import read_pdf
+from kotae.ingest.pdf_table_pages import looks_tabular
+from kotae.ingest.pdf_tables import Word, find_tables, is_number, lines_from_words
+
+TITLE = "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS"
+STATEMENT = [  # (label, indent, values) — a label without values heads the rows under it
+    ("Net sales:", 0, None),
+    ("Products", 10, ("$ 63,355", "$ 63,948", "$ 245,241", "$ 232,309")),
+    ("Services", 10, ("19,604", "17,486", "58,941", "50,148")),
+    ("Total net sales", 20, ("82,959", "81,434", "304,182", "282,457")),
+    ("Operating income", 0, ("23,076", "24,126", "94,543", "85,163")),
+    ("Other income/(expense), net", 0, ("(10)", "243", "(97)", "796")),
+    ("Net income", 0, ("$ 19,442", "$ 21,744", "$ 79,082", "$ 74,129")),
+]
+RIGHTS = (340, 410, 480, 550)  # right edges of the four figure columns
+
+
+def _statement(c: canvas.Canvas) -> None:
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(60, 720, TITLE)
+    c.setFont("Helvetica", 9)
+    c.drawString(60, 706, "(In millions, except per share amounts)")
+    c.drawCentredString(RIGHTS[0] - 15 + 35, 684, "Three Months Ended")
+    c.drawCentredString(RIGHTS[2] - 15 + 35, 684, "Nine Months Ended")
+    for right, (day, year) in zip(RIGHTS, [("June 25,", "2022"), ("June 26,", "2021")] * 2):
+        c.drawRightString(right, 672, day)
+        c.drawRightString(right, 661, year)
+    y = 645
+    for label, indent, values in STATEMENT:
+        c.drawString(60 + indent, y, label)
+        for right, value in zip(RIGHTS, values or ()):
+            if value.startswith("$ "):
+                c.drawString(right - 62, y, "$")
+                value = value[2:]
+            c.drawRightString(right, y, value)
+        y -= 13
+    c.drawString(60, y - 20, "See accompanying Notes to Condensed Consolidated Financial Statements.")
+
+
+def _grid(c: canvas.Canvas) -> None:
+    c.setFont("Helvetica-Bold", 12)
+    c.drawString(60, 720, "Office Locations")
+    rows = [["City", "Staff", "Opened"], ["Tokyo", "120", "1998"], ["Osaka", "45", "2004"],
+            ["Nagoya", "30", "2011"], ["Fukuoka", "12", "2019"]]
+    table = Table(rows, colWidths=[120, 80, 80])
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+                               ("FONT", (0, 0), (-1, -1), "Helvetica", 10)]))
+    _, height = table.wrapOn(c, 400, 400)
+    table.drawOn(c, 60, 700 - height)
+
+
+@pytest.fixture()
+def report_pdf(tmp_path: Path) -> Path:
+    path = tmp_path / "report.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter)
+    c.setFont("Helvetica", 11)
+    prose = ("Revenue grew in every region during the quarter. The company opened two offices and hired "
+             "staff for its new services, which customers adopted faster than planned.")
+    text = c.beginText(60, 720)
+    for i in range(0, len(prose), 80):
+        text.textLine(prose[i : i + 80])
+    c.drawText(text)
+    c.showPage()
+    _statement(c)
+    c.showPage()
+    _grid(c)
+    c.showPage()
+    c.save()
+    return path
+
+
+def test_an_unruled_statement_becomes_labelled_rows_under_its_title(report_pdf):
+    doc = read_pdf(str(report_pdf), report_pdf.read_bytes())
+    rows = [s for s in doc.sections if s.kind == "rows" and s.page == 2]
+    assert rows[0].text == ("Net sales › Products | Three Months Ended June 25, 2022: $63,355 | "
+                            "Three Months Ended June 26, 2021: $63,948 | Nine Months Ended June 25, 2022: $245,241 | "
+                            "Nine Months Ended June 26, 2021: $232,309")
+    assert [s.text.split(" | ")[0] for s in rows] == [
+        "Net sales › Products", "Net sales › Services", "Net sales › Total net sales", "Operating income",
+        "Other income/(expense), net", "Net income"]
+    assert rows[4].text.split(" | ")[1] == "Three Months Ended June 25, 2022: (10)"
+    assert {s.heading[-1] for s in rows} == {TITLE}
+    assert [s.rows for s in rows] == [(n, n) for n in range(1, 7)]
+    assert "See accompanying Notes" in doc.pages[1]  # the text around the table stays
+
+
+def test_a_ruled_grid_names_its_columns_from_its_first_row(report_pdf):
+    doc = read_pdf(str(report_pdf), report_pdf.read_bytes())
+    rows = [s for s in doc.sections if s.kind == "rows" and s.page == 3]
+    assert [s.text for s in rows] == ["City: Tokyo | Staff: 120 | Opened: 1998", "City: Osaka | Staff: 45 | Opened: 2004",
+                                      "City: Nagoya | Staff: 30 | Opened: 2011", "City: Fukuoka | Staff: 12 | Opened: 2019"]
+    assert rows[0].heading[-1] == "Office Locations"
+
+
+def test_a_page_without_a_table_is_left_as_it_was(report_pdf):
+    doc = read_pdf(str(report_pdf), report_pdf.read_bytes())
+    assert all(s.kind == "text" for s in doc.sections if s.page == 1)
+    assert doc.pages[0].startswith("Revenue grew in every region")
+
+
+def test_row_chunks_carry_the_title_and_are_cited_to_the_page(report_pdf):
+    doc = read_pdf(str(report_pdf), report_pdf.read_bytes())
+    chunks = chunk_document(doc, "d", "report.pdf", count_tokens=lambda t: len(t.split()) + 4, max_tokens=90)
+    table_chunks = [c for c in chunks if c.page == 2 and c.rows]
+    assert len(table_chunks) >= 2  # row groups, not one blob
+    for c in table_chunks:
+        assert c.heading[-1].startswith(TITLE) and c.anchor.startswith("report.pdf p.2 ›")
+        assert all(" | Three Months Ended June 25, 2022: " in line for line in c.text.split("\n"))
+
+
+def test_figures_and_prose_lines():
+    assert all(is_number(t) for t in ("63,355", "(10)", "$1.20", "12%", "—", "(1,972)"))
+    assert not any(is_number(t) for t in ("Products", "June 25,", "Q3"))
+    assert looks_tabular("Products $ 1 $ 2\nServices 3 4\nTotal 4 6")
+    assert not looks_tabular("We sold 3 products in 2022.\nNothing else.")
+
+
+def test_two_columns_of_prose_are_not_a_table():
+    words = []
+    for i in range(6):
+        y = 100 + 14 * i
+        for j, w in enumerate(["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "again"]):
+            words.append(Word(w, 50 + 25 * j, y, 72 + 25 * j, y + 10))
+            words.append(Word(w, 320 + 25 * j, y, 342 + 25 * j, y + 10))
+    assert find_tables(lines_from_words(words)) == []
