@@ -125,8 +125,9 @@ def searcher(tmp_path, fake_embedder):
     (docs / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
     (docs / "travel.md").write_text(TRAVEL, encoding="utf-8")
     store = open_store(str(tmp_path / "idx"))
-    assert index_paths([str(docs)], store, fake_embedder, IndexSettings()).ok
-    yield Searcher(store, fake_embedder)
+    # synonyms off (index and query): the fused order the tests start from is the plain one
+    assert index_paths([str(docs)], store, fake_embedder, IndexSettings(synonym_terms=False)).ok
+    yield Searcher(store, fake_embedder, SearchSettings(synonyms=False))
     store.close()
 
 
