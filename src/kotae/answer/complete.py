@@ -63,9 +63,9 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     top = max(blank, key=lambda i: scores[i], default=None)
     if top is not None and scores[top] >= best_filled:
         return Part(text, kind, "blank", blank=cands[top], label=labels[top] or "")
-    holding = {id(cands[i]) for i in filled if typed[i]}
-    chosen = pick([cands[i] for i in filled], adjusted[filled], first=(lambda c: id(c) in holding) if kind else None)
-    if kind is not None and any(id(c) in holding for c in chosen):
+    holding = {cands[i] for i in filled if typed[i]}
+    chosen = pick([cands[i] for i in filled], adjusted[filled], first=holding.__contains__ if kind else None)
+    if kind is not None and any(c in holding for c in chosen):
         return Part(text, kind, "answered", chosen=tuple(chosen))
     givers = [(scores[i], cand_tokens[i]) for i in filled if kind is None or typed[i]]
     named = _named_blank(blank, labels, scores, set(tokens), givers)
