@@ -31,6 +31,11 @@ def test_plan_decides_from_what_is_there_now():
     p = plan(["/w/a.md", "/w/gone.pdf", "/w/sub", "/w/notes.xyz", "/w/a.md", "/w/.a.md.swp", "/w/.git/x.md"],
              exists=there.__contains__, is_dir=lambda p: p == "/w/sub", roots=["/w"])
     assert p == Plan(index=["/w/a.md"], remove=["/w/gone.pdf"], ignored=["/w/notes.xyz"])
+    # a folder that appears brings the files written into it before it was watched
+    there |= {"/w/sub/b.md"}
+    p = plan(["/w/sub"], exists=there.__contains__, is_dir=lambda p: p == "/w/sub", roots=["/w"],
+             files_in=lambda d: ["/w/sub/b.md"])
+    assert p == Plan(index=["/w/sub/b.md"])
 
 
 def test_hidden_looks_below_the_watched_folder_only():

@@ -32,12 +32,16 @@ class Plan:
 
 
 def plan(paths: Iterable[str], exists: Callable[[str], bool], is_dir: Callable[[str], bool],
-         roots: Sequence[str] = ()) -> Plan:
+         roots: Sequence[str] = (), files_in: Callable[[str], Iterable[str]] | None = None) -> Plan:
     """Decide from the paths a batch touched and their state now (not the event kinds, which a burst can
     reorder): an existing supported file is indexed, a path that is gone is removed, an unsupported file is
-    ignored (and said so); hidden files and folders that exist are left alone."""
+    ignored (and said so); hidden files and folders that exist are left alone. A folder that appears brings
+    the files already in it (`files_in`): they can be written before the folder itself is watched."""
     out = Plan()
-    for path in sorted(set(paths)):
+    touched = set(paths)
+    if files_in is not None:
+        touched |= {f for p in list(touched) if exists(p) and is_dir(p) and not hidden(p, roots) for f in files_in(p)}
+    for path in sorted(touched):
         if not exists(path):
             out.remove.append(path)
         elif is_dir(path) or hidden(path, roots):  # folders: their files' events; swap files, .git: unsaid
@@ -47,6 +51,10 @@ def plan(paths: Iterable[str], exists: Callable[[str], bool], is_dir: Callable[[
         else:
             out.index.append(path)
     return out
+
+
+def _files_under(folder: str) -> list[str]:
+    return [os.path.join(d, f) for d, _, names in os.walk(folder) for f in names]
 
 
 def hidden(path: str, roots: Sequence[str] = ()) -> bool:
@@ -114,7 +122,7 @@ class Watcher:
             if not changes:
                 continue
             try:
-                self.apply(plan([p for _, p in changes], os.path.exists, os.path.isdir, self.dirs))
+                self.apply(plan([p for _, p in changes], os.path.exists, os.path.isdir, self.dirs, _files_under))
             except Exception:  # the watch must outlive any one batch
                 log.exception("applying %d file event(s) failed", len(changes))
 
