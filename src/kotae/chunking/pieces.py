@@ -10,15 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from kotae.chunking.sentences import trimmed
+
 _LEVELS = (re.compile(r"[、，,;；：:]+"), re.compile(r"\s+"))
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, end) if start < end else None
 
 
 def _cut(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -28,11 +22,11 @@ def _cut(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tupl
     for m in pattern.finditer(text, start, end):
         if m.end() >= end:
             break
-        span = _trim(text, cur, m.end())
+        span = trimmed(text, cur, m.end())
         if span:
             parts.append(span)
         cur = m.end()
-    span = _trim(text, cur, end)
+    span = trimmed(text, cur, end)
     if span:
         parts.append(span)
     return parts
@@ -48,7 +42,7 @@ def _hard_cut(
         length = max(1, min(end - start, int((max_tokens - overhead) * chars_per_token * 0.95)))
         while length > 1 and count(text[start : start + length]) > max_tokens:
             length = max(1, int(length * 0.85))
-        span = _trim(text, start, start + length)
+        span = trimmed(text, start, start + length)
         if span:
             pieces.append(span)
         start += length
@@ -64,11 +58,11 @@ def _windows(text: str, start: int, end: int, chars: int) -> list[tuple[int, int
     while end - start > chars:
         cut = max(text.rfind(" ", start, start + chars), text.rfind("\n", start, start + chars))
         stop = cut if cut > start else start + chars
-        span = _trim(text, start, stop)
+        span = trimmed(text, start, stop)
         if span:
             out.append(span)
         start = stop
-    span = _trim(text, start, end)
+    span = trimmed(text, start, end)
     if span:
         out.append(span)
     return out

@@ -178,7 +178,8 @@ def _between_digits(text: str, m: re.Match[str], seg_end: int) -> bool:
     return m.start() > 0 and text[m.start() - 1].isdigit() and m.end() < seg_end and text[m.end()].isdigit()
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+def trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """text[start:end] without its leading and trailing whitespace, as offsets; None when nothing is left."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -205,11 +206,11 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             while after < seg_end and text[after] in _CLOSERS:
                 after += 1
             if _is_end(text, cur, m, after, seg_end):
-                span = _trimmed(text, cur, after)
+                span = trimmed(text, cur, after)
                 if span:
                     spans.append(span)
                 cur = after
-        span = _trimmed(text, cur, seg_end)
+        span = trimmed(text, cur, seg_end)
         if span:
             spans.append(span)
     return spans
