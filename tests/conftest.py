@@ -78,9 +78,10 @@ def pg_server():
     shutil.rmtree(parent, ignore_errors=True)
 
 
-def new_pg_index(server) -> str:
+def new_pg_index(server, exact: bool = False) -> str:
     """The URL of a fresh, empty index on the test server: a schema of its own, first on the search path
-    (as a deployment keeps one collection per schema); cheaper than a database per test."""
+    (as a deployment keeps one collection per schema); cheaper than a database per test. `exact` turns
+    index scans off for the connection, so vector search is exact (HNSW's recall is bench/postgres.py's)."""
     import uuid
 
     import psycopg
@@ -88,7 +89,8 @@ def new_pg_index(server) -> str:
     name = f"kotae_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {name}")
-    return f"{server.get_uri()}&options=-csearch_path%3D{name},public"
+    extra = "%20-cenable_indexscan%3Doff" if exact else ""
+    return f"{server.get_uri()}&options=-csearch_path%3D{name},public{extra}"
 
 
 @pytest.fixture
