@@ -1,20 +1,21 @@
-// Feedback on an answer: 👍/👎, optionally the passage that was right and a corrected answer, POSTed to
+// Feedback on an answer: thumbs up/down, optionally the passage that was right and a corrected answer, POSTed to
 // /feedback (stored with the question, the cited chunks and the index version: a golden set in the making).
 import { api, at, esc, pageLabel } from "./api.js";
 import { t } from "./i18n.js";
+import { DOWN, UP } from "./icons.js";
 
 /** The feedback row under a finished answer. `turn.feedback` holds {rating, pick, corrected, sent, error}. */
 export function feedbackBar(turn) {
   const f = turn.feedback;
-  if (f.sent) return `<div class="feedback sent small muted">${f.rating === "up" ? "👍" : "👎"} ${esc(t("fb_thanks"))}</div>`;
+  if (f.sent) return `<div class="feedback sent small muted">${f.rating === "up" ? UP : DOWN} ${esc(t("fb_thanks"))}</div>`;
   const pressed = (r) => `aria-pressed="${f.rating === r}"`;
   const candidates = [...(turn.answer.sources || []).map((s) => ({ id: s.chunk_id, label: `[${s.n}] ${s.file} ${pageLabel(s.file, s.page)}` })),
     ...turn.hits.filter((h) => !(turn.answer.sources || []).some((s) => s.chunk_id === h.chunk_id))
       .map((h) => ({ id: h.chunk_id, label: `#${h.rank} ${h.file} ${pageLabel(h.file, h.page)}` }))];
   if (f.pick && !candidates.some((c) => c.id === f.pick)) candidates.push({ id: f.pick, label: f.pick });
   return `<div class="feedback">
-    <button type="button" class="rate" data-rating="up" ${pressed("up")} title="${esc(t("good"))}" aria-label="${esc(t("good"))}">👍</button>
-    <button type="button" class="rate" data-rating="down" ${pressed("down")} title="${esc(t("bad"))}" aria-label="${esc(t("bad"))}">👎</button>
+    <button type="button" class="rate" data-rating="up" ${pressed("up")} title="${esc(t("good"))}" aria-label="${esc(t("good"))}">${UP}</button>
+    <button type="button" class="rate" data-rating="down" ${pressed("down")} title="${esc(t("bad"))}" aria-label="${esc(t("bad"))}">${DOWN}</button>
     ${f.rating ? `<form class="fb-form">
       <label>${esc(t("fb_pick"))} <select class="fb-pick"><option value="">${esc(t("fb_none"))}</option>
         ${candidates.map((c) => `<option value="${esc(c.id)}" ${c.id === f.pick ? "selected" : ""}>${esc(c.label)}</option>`).join("")}</select></label>

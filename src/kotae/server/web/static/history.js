@@ -1,6 +1,7 @@
 // The conversation list (servers with /conversations): open, rename, delete, and a new chat.
 import { api, at, esc } from "./api.js";
 import { t } from "./i18n.js";
+import { BIN, PEN } from "./icons.js";
 
 const $ = (sel) => document.querySelector(sel);
 let items = [];
@@ -12,8 +13,8 @@ function render() {
     <li data-id="${esc(c.id)}" ${c.id === active ? 'aria-current="true"' : ""}>
       <button type="button" class="open" title="${esc(c.updated || "")}"><span class="title">${esc(c.title || t("untitled"))}</span>
         <span class="muted small">${esc(t("turns", { n: c.turns ?? 0 }))}</span></button>
-      <button type="button" class="rename icon" title="${esc(t("rename"))}" aria-label="${esc(t("rename"))}">✎</button>
-      <button type="button" class="remove icon" title="${esc(t("delete"))}" aria-label="${esc(t("delete"))}">🗑</button>
+      <button type="button" class="rename icon" title="${esc(t("rename"))}" aria-label="${esc(t("rename"))}">${PEN}</button>
+      <button type="button" class="remove icon" title="${esc(t("delete"))}" aria-label="${esc(t("delete"))}">${BIN}</button>
     </li>`).join("");
 }
 

@@ -5,6 +5,7 @@ import { t } from "./i18n.js";
 import * as settings from "./settings.js";
 import * as source from "./source.js";
 import { feedbackBar, initFeedback } from "./feedback.js";
+import { COPY } from "./icons.js";
 
 const $ = (sel) => document.querySelector(sel);
 export const caps = { conversations: false, feedback: false };
@@ -69,7 +70,7 @@ function turnHtml(turn, i) {
     <div class="q"><p class="question">${esc(turn.question)}</p>
       ${rewritten ? `<p class="standalone muted small">${esc(t("searched"))}: ${esc(turn.standalone)}</p>` : ""}</div>
     <div class="a">
-      ${done && turn.answer.found_in_docs ? `<div class="tools"><button type="button" class="copy" title="${esc(t("copy"))}">⧉ <span>${esc(t("copy"))}</span></button></div>` : ""}
+      ${done && turn.answer.found_in_docs ? `<div class="tools"><button type="button" class="copy" title="${esc(t("copy"))}">${COPY} <span>${esc(t("copy"))}</span></button></div>` : ""}
       ${answerHtml(turn)}
       ${done && caps.feedback ? feedbackBar(turn) : ""}
       ${retrievalHtml(turn)}
