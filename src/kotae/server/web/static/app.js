@@ -88,7 +88,11 @@ async function start() {
   documents.init();
   source.init();
   settings.init(showLlm);
-  thread.init((c) => history.refresh(c ? c.id : null));
+  thread.init(async (c) => {  // after each answer: the list, and the title the first question gave
+    const items = await history.refresh(c ? c.id : null);
+    const listed = c && items.find((x) => x.id === c.id);
+    if (listed) thread.renamed(listed.id, listed.title);
+  });
   history.init({
     open: (id) => thread.openConversation(id),
     fresh: () => thread.reset(),

@@ -18,16 +18,17 @@ function render() {
     </li>`).join("");
 }
 
-/** List the conversations again; `current` is the one on screen. */
+/** List the conversations again (and return them); `current` is the one on screen. */
 export async function refresh(current) {
   active = current === undefined ? active : current;
   try {
     items = await api(at("/conversations"));
   } catch (e) {
     $("#history-list").innerHTML = `<li class="err small">${esc(e.message)}</li>`;
-    return;
+    return [];
   }
   render();
+  return items;
 }
 
 export const relabel = render;
