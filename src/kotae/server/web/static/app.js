@@ -1,7 +1,7 @@
 // kotae web UI: plain ES modules over the same HTTP API a script would use (no build step, no CDN).
 // Features follow the server: conversations, feedback and the collection picker appear only where
 // the server has /conversations, /feedback and more than one collection.
-import { api, at, exists, headers, setCollection } from "./api.js";
+import { api, at, esc, exists, headers, setCollection } from "./api.js";
 import { apply, language, setLanguage, t } from "./i18n.js";
 import * as documents from "./documents.js";
 import * as history from "./history.js";
@@ -52,7 +52,7 @@ async function loadCollections() {
   if (!collections.some((c) => c.name === chosen)) chosen = null;
   if (collections.length <= 1) chosen = null;
   picker.innerHTML = collections.map((c) =>
-    `<option value="${c.name.replace(/"/g, "&quot;")}">${c.name.replace(/</g, "&lt;")} (${c.documents})</option>`).join("");
+    `<option value="${esc(c.name)}">${esc(c.name)} (${c.documents})</option>`).join("");
   const current = chosen || (collections.find((c) => c.default) || {}).name;
   if (current) picker.value = current;
   useCollection(chosen);

@@ -42,7 +42,7 @@ function retrievalHtml(turn) {
 function answerHtml(turn) {
   const a = turn.answer;
   if (!a) {
-    return `<p class="status muted">${turn.error ? `<span class="error">${esc(turn.error)}</span>` : esc(turn.status || "")}</p>
+    return `<p class="status muted">${turn.error ? `<span class="error">${esc(turn.error)}</span>` : esc(turn.status ? t(turn.status) : "")}</p>
       <div class="answer" aria-live="polite">${chips(turn.text || "", null)}</div>`;
   }
   if (!a.found_in_docs) {
@@ -122,7 +122,7 @@ async function ask(ev) {
   const body = { question, mode: s.mode, top_k: s.topK, filters: file ? { file } : null };
   if (!caps.conversations) state.turns = [];  // one question at a time
   const turn = { question, settings: settings.describe(s, file), hits: [], byChunk: {}, gate: null, notices: [],
-    answer: null, text: "", status: t("searching"), feedback: {} };
+    answer: null, text: "", status: "searching", feedback: {} };
   state.turns.push(turn);
   const i = state.turns.length - 1;
   render();
@@ -131,7 +131,7 @@ async function ask(ev) {
   $("#ask").disabled = true;
   const on = (name, payload) => {
     if (name === "retrieval") {
-      Object.assign(turn, { hits: payload.hits, gate: payload.gate, notices: payload.notices, status: t("answering"),
+      Object.assign(turn, { hits: payload.hits, gate: payload.gate, notices: payload.notices, status: "answering",
         byChunk: Object.fromEntries(payload.hits.map((h) => [h.chunk_id, h])) });
     } else if (name === "token") {
       turn.text += payload.text;
