@@ -532,9 +532,20 @@ def test_openapi_schema_documents_every_route(client):
 
 def test_the_ui_page_is_served_with_its_assets(client):
     page = client.get("/")
-    assert page.status_code == 200 and "質問する / Ask" in page.text and "検索結果 / Retrieval" in page.text
+    assert page.status_code == 200 and 'data-i18n="ask"' in page.text  # labels come from static/i18n.js
     assert "https://" not in page.text  # works offline: nothing from a CDN
-    assert client.get("/static/app.js").status_code == 200 and client.get("/static/app.css").status_code == 200
+    for name in ("app.js", "app.css", "i18n.js", "api.js", "thread.js", "source.js", "settings.js"):
+        assert client.get(f"/static/{name}").status_code == 200, name
+    words = client.get("/static/i18n.js").text
+    assert 'ask: "質問する"' in words and 'ask: "Ask"' in words  # one language at a time
+
+
+def test_the_api_docs_load_their_assets_from_this_server(client):
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "cdn." not in docs.text and "https://" not in docs.text
+    for asset in ("/static/swagger/swagger-ui-bundle.js", "/static/swagger/swagger-ui.css"):
+        assert asset in docs.text
+        assert client.get(asset).status_code == 200, asset
 
 
 # --- background indexing ------------------------------------------------------------------------

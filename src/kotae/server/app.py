@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 
 from kotae import __version__
 from kotae.facade import Kotae, supported_types
-from kotae.server import documents, errors, mcp_server, openai_api, query
+from kotae.server import apidocs, documents, errors, mcp_server, openai_api, query
 from kotae.server.context import AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, BODY_IDLE, Guard
 from kotae.server.schemas import HealthOut
@@ -60,7 +60,7 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     app = FastAPI(title="kotae", version=__version__,
                   description="Answers only from your documents, with page-accurate citations. "
                               "Errors: `{\"error\": {\"code\", \"message\"}}`.",
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs: apidocs, offline
     app.state.kotae = ctx
     errors.install(app)
     app.include_router(documents.router(ctx), dependencies=[Security(documented_key)])
@@ -82,6 +82,7 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     def ui() -> HTMLResponse:
         return HTMLResponse(page)
 
+    apidocs.install(app)
     app.mount("/static", StaticFiles(directory=str(WEB / "static")), name="static")
     app.add_middleware(mcp_server.Origins, allowed=tuple(cors_origins))
     # Last added runs first: CORS answers preflights and decorates even the Guard's 401 and 413.
