@@ -33,14 +33,14 @@ def test_a_conversation_keeps_its_turns_in_order_and_the_first_question_titles_i
 
 def test_list_is_newest_activity_first_rename_and_delete(history):
     a, b = history.create("first"), history.create("second")
-    assert [c.id for c in history.list()] == [b.id, a.id]
+    assert [c.id for c in history.conversations()] == [b.id, a.id]
     history.add_message(a.id, "q", "q", {"answer": "x"})
-    assert [c.id for c in history.list()] == [a.id, b.id]
-    assert history.list()[0].title == "first"  # a titled conversation keeps its title
+    assert [c.id for c in history.conversations()] == [a.id, b.id]
+    assert history.conversations()[0].title == "first"  # a titled conversation keeps its title
     assert history.rename(b.id, "  renamed ").title == "renamed"
     assert history.rename("missing", "x") is None and history.get("missing") is None
     assert history.delete(a.id) is True and history.delete(a.id) is False
-    assert [c.id for c in history.list()] == [b.id] and history.messages(a.id) == []
+    assert [c.id for c in history.conversations()] == [b.id] and history.messages(a.id) == []
     with pytest.raises(KeyError):
         history.add_message(a.id, "q", "q", {})
 

@@ -62,3 +62,35 @@ def retrieval_question(turns: Sequence[str]) -> str:
 
 def _tokens(word: str) -> list[str]:
     return [t for _, tokens in words(word) for t in tokens]
+
+
+# --- with an LLM: the follow-up rewritten into a question that stands alone -------------------------
+REWRITE_SYSTEM = """\
+You rewrite the last question of a conversation about some documents so that it can be understood without the conversation: replace words like "it", "that", "and for…?" with what they refer to, and add the topic the question leaves out. Keep the question's language (Japanese stays Japanese), keep its meaning, do not answer it, do not add facts. If the question already stands alone, return it unchanged. Reply with the rewritten question only, on one line.
+会話の最後の質問を、会話を読まなくても意味がわかる一つの質問に書き直してください。「それ」「では〜は？」などが指すものを補い、省略された話題を加えること。質問の言語のまま、意味を変えず、答えず、事実を加えないこと。すでに単独でわかる質問ならそのまま返すこと。書き直した質問だけを1行で返してください。"""
+HISTORY_TURNS = 3  # the earlier turns the rewrite sees (the topic of a follow-up is rarely older)
+ANSWER_CHARS = 300  # of each earlier answer: enough to name the topic, cheap to send
+MAX_GROWTH = 4  # a rewrite longer than this many times the question (+ 80 characters) is no question
+
+
+def rewrite_messages(history: Sequence[tuple[str, str]], question: str) -> list[dict[str, str]]:
+    """Messages asking an LLM to make `question` stand alone; `history` holds (question, answer) pairs, earliest
+    first (only the last HISTORY_TURNS are sent, each answer cut to ANSWER_CHARS)."""
+    lines = []
+    for q, a in history[-HISTORY_TURNS:]:
+        answer = " ".join(a.split())
+        lines.append(f"Q: {q.strip()}\nA: {answer[:ANSWER_CHARS]}{'…' if len(answer) > ANSWER_CHARS else ''}")
+    user = ("Conversation / 会話:\n\n" + "\n\n".join(lines) +
+            f"\n\nLast question / 最後の質問: {question.strip()}\n\nStandalone question / 書き直した質問:")
+    return [{"role": "system", "content": REWRITE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def clean_rewrite(reply: str, question: str) -> str | None:
+    """The rewritten question in an LLM's `reply` (its first non-empty line, labels and quotes stripped), or None
+    when the reply is no usable question (empty, or far longer than the question)."""
+    line = next((ln.strip() for ln in reply.splitlines() if ln.strip()), "")
+    line = re.sub(r"^(standalone question|question|書き直した質問|質問)\s*[:：]\s*", "", line, flags=re.IGNORECASE)
+    line = line.strip().strip("\"'「」『』").strip()
+    if not line or len(line) > MAX_GROWTH * len(question) + 80:
+        return None
+    return line

@@ -132,7 +132,7 @@ class History:
             run("INSERT INTO conversations VALUES (?, ?, ?, ?)", conv.id, conv.title, at, at)
         return conv
 
-    def list(self) -> list[Conversation]:
+    def conversations(self) -> list[Conversation]:
         """Every conversation, the most recently active first."""
         with self._tx(False) as run:
             return [Conversation(*r) for r in run(self._CONV + " ORDER BY c.updated DESC, c.id")]

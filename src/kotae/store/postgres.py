@@ -20,8 +20,8 @@ from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
 from kotae.store import pg_keyword as kw
 from kotae.store import pg_schema
-from kotae.store.conversations import History
 from kotae.store.base import DenseMatrix, Filter, Store, register
+from kotae.store.conversations import History
 from kotae.store.pg_connect import Connections, redact
 from kotae.store.pg_query import exact_search, filter_sql
 from kotae.store.pg_write import Totals, apply, array, chunk_keys, insert_embeddings, remove
