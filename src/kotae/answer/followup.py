@@ -70,6 +70,7 @@ You rewrite the last question of a conversation about some documents so that it 
 会話の最後の質問を、会話を読まなくても意味がわかる一つの質問に書き直してください。「それ」「では〜は？」などが指すものを補い、省略された話題を加えること。質問の言語のまま、意味を変えず、答えず、事実を加えないこと。すでに単独でわかる質問ならそのまま返すこと。書き直した質問だけを1行で返してください。"""
 HISTORY_TURNS = 3  # the earlier turns the rewrite sees (the topic of a follow-up is rarely older)
 ANSWER_CHARS = 300  # of each earlier answer: enough to name the topic, cheap to send
+_MARKERS = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 MAX_GROWTH = 4  # a rewrite longer than this many times the question (+ 80 characters) is no question
 
 
@@ -78,7 +79,7 @@ def rewrite_messages(history: Sequence[tuple[str, str]], question: str) -> list[
     first (only the last HISTORY_TURNS are sent, each answer cut to ANSWER_CHARS)."""
     lines = []
     for q, a in history[-HISTORY_TURNS:]:
-        answer = " ".join(a.split())
+        answer = " ".join(_MARKERS.sub("", a).split())  # citation numbers mean nothing without the sources
         lines.append(f"Q: {q.strip()}\nA: {answer[:ANSWER_CHARS]}{'…' if len(answer) > ANSWER_CHARS else ''}")
     user = ("Conversation / 会話:\n\n" + "\n\n".join(lines) +
             f"\n\nLast question / 最後の質問: {question.strip()}\n\nStandalone question / 書き直した質問:")
