@@ -56,7 +56,7 @@ def kotae(tmp_path) -> Iterator[Kotae]:
 # --- the facade -----------------------------------------------------------------------------------
 def test_a_follow_up_without_an_llm_carries_the_topic_and_the_turns_are_kept(kotae):
     conv = kotae.new_conversation()
-    first, m1 = kotae.ask_in(conv.id, "When are salaries paid?", llm=None)
+    _, m1 = kotae.ask_in(conv.id, "When are salaries paid?", llm=None)
     answer, m2 = kotae.ask_in(conv.id, "And for part-timers?", llm=None)
     assert m1.standalone == "When are salaries paid?" and m2.standalone == "And for part-timers? salaries paid"
     assert answer.question == m2.standalone and answer.found_in_docs
@@ -85,8 +85,8 @@ def test_a_failing_or_useless_rewrite_falls_back_to_carrying_with_a_notice(kotae
     turns = [("When are salaries paid?", "On the 25th.")]
     standalone, notices = kotae.follow_up(turns, "And for part-timers?", llm=ThreadLLM(rewrite=None))
     assert standalone == "And for part-timers? salaries paid"
-    assert notices == ("the follow-up was not rewritten by the LLM (thread:test is down (503)); the previous "
-                       "turns' topic words were added to the search instead",)
+    assert notices == (("the follow-up was not rewritten by the LLM (thread:test is down (503)); the previous "
+                        "turns' topic words were added to the search instead"),)
     standalone, notices = kotae.follow_up(turns, "And for part-timers?", llm=ThreadLLM(rewrite="  "))
     assert standalone == "And for part-timers? salaries paid" and "was no question" in notices[0]
     assert kotae.follow_up([], "When are salaries paid?", llm=ThreadLLM()) == ("When are salaries paid?", ())
@@ -147,7 +147,8 @@ def test_conversation_routes(client):
     assert first["found_in_docs"] and first["sources"] and first["message_id"]
     r = client.post(f"/conversations/{conv['id']}/messages/stream", json={"question": "And for part-timers?"})
     events = sse(r.text)
-    assert [e for e, _ in events][0] == "retrieval" and events[-1][0] == "answer"
+    assert events[0][0] == "retrieval" and events[-1][0] == "answer"
+    assert {e for e, _ in events[1:-1]} <= {"token"}
     final = events[-1][1]
     assert final["standalone"] == "And for part-timers? salaries paid" == events[0][1]["query"]
     detail = client.get(f"/conversations/{conv['id']}").json()
