@@ -7,7 +7,9 @@ Data: bench/golden/followup.jsonl (ja and en dialogues over samples/docs, writte
 with a `split`: fit or held-out). For the last turn, hybrid retrieval (top 5) is scored with the phrase rule
 (a hit: a retrieved chunk holds one of `must_contain`) when the search is
 (a) the last turn alone, (b) the last turn with the earlier turns' topic words carried (kotae.answer.followup,
-what kotae does without an LLM), (c) the reference standalone question (what a perfect rewrite would give).
+what kotae does without an LLM), (c) the reference standalone question (what a perfect rewrite would give). Besides follow-ups, the set holds
+topic switches (kind "switch": the last turn names a new topic, its reference is itself), where carrying
+must not hurt.
 Fit and held-out are reported apart: anything tuned on this set is tuned on `fit` only.
 """
 from __future__ import annotations
@@ -45,7 +47,8 @@ def score(k: Kotae, dialogues: list[dict]) -> list[dict]:
     rows = []
     for d in dialogues:
         ev = Evidence(d["file"], (), tuple(d["must_contain"]))
-        row = {"id": d["id"], "lang": d["lang"], "split": d["split"], "turns": len(d["turns"])}
+        row = {"id": d["id"], "lang": d["lang"], "split": d["split"], "kind": d.get("kind", "follow-up"),
+               "turns": len(d["turns"])}
         for way in WAYS:
             q = searched(d, way)
             hits = k.search(q, mode="hybrid", top_k=K).hits
@@ -57,10 +60,11 @@ def score(k: Kotae, dialogues: list[dict]) -> list[dict]:
 
 def summary(rows: list[dict]) -> dict:
     out: dict = {}
+    groups = [("follow-up", "ja"), ("follow-up", "en"), ("follow-up", "all"), ("switch", "all")]
     for split in ("fit", "held-out"):
-        for lang in ("ja", "en", "all"):
-            rs = [r for r in rows if r["split"] == split and lang in (r["lang"], "all")]
-            out[f"{split}/{lang}"] = {"n": len(rs), **{f"{way} {m}": sum(r[way][m] for r in rs) / len(rs)
+        for kind, lang in groups:
+            rs = [r for r in rows if r["split"] == split and r["kind"] == kind and lang in (r["lang"], "all")]
+            out[f"{split} / {kind} / {lang}"] = {"n": len(rs), **{f"{way} {m}": sum(r[way][m] for r in rs) / len(rs)
                                                        for way in WAYS for m in ("hit@1", "hit@5")}}
     return out
 
@@ -81,7 +85,7 @@ def main() -> int:
             rows = score(k, dialogues)
             version, model = k.index_version(), k.embedder.model_id
     s = summary(rows)
-    lines = ["| split / lang | n | " + " | ".join(f"{w} hit@1 | {w} hit@5" for w in WAYS) + " |",
+    lines = ["| split / kind / lang | n | " + " | ".join(f"{w} hit@1 | {w} hit@5" for w in WAYS) + " |",
              "|---" * (2 + 2 * len(WAYS)) + "|"]
     for key, v in s.items():
         lines.append(f"| {key} | {v['n']} | " + " | ".join(f"{v[f'{w} hit@1']:.3f} | {v[f'{w} hit@5']:.3f}"
