@@ -96,7 +96,7 @@ def main() -> int:
     header = (f"Follow-up dialogues (bench/golden/followup.jsonl: {len(rows)} dialogues, "
               f"{sum(r['lang'] == 'ja' for r in rows)} ja / {sum(r['lang'] == 'en' for r in rows)} en), "
               f"retrieval of the last turn over samples/docs, hybrid, top {K}, phrase rule; {model}, default "
-              f"settings; indexing took {index_s:.0f} s. alone = the last turn as asked; carried = with the earlier "
+              f"settings; indexing took {index_s:.0f} s{' (the --index was reused)' if index_s < 5 else ''}. alone = the last turn as asked; carried = with the earlier "
               "turns' topic words (kotae without an LLM); reference = the dialogue's standalone question. "
               f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/followup.py`.\n\n")
     body = "\n".join(lines) + "\n\nLast turns carrying missed at 5:\n\n" + ("\n".join(missed) or "- none")

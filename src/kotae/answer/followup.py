@@ -21,6 +21,11 @@ REFERRING = frozenset({
     "it", "its", "that", "this", "these", "those", "they", "them", "their", "there", "same", "such",
     "それ", "その", "これ", "この", "あれ", "あの", "そちら", "こちら", "そこ", "ここ", "そう", "同じ", "そういう",
 })
+# A Japanese question that names no topic or subject (no は, が, も, って, とは) and has at most TOPICLESS content
+# words asks about the turn before: 「週に何日までできますか」 after 「在宅勤務の申請は…」 (bench/followup.py, fit half).
+TOPIC_PARTICLES = frozenset({"は", "が", "も", "って", "とは", "については"})
+TOPICLESS = 3
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _OPENER = re.compile(r"^\s*(and|what about|how about|also|but|or|then|so)\b|^\s*(では|じゃあ|それでは|それなら|また|"
                      r"あと|ちなみに|なら|じゃ)", re.IGNORECASE)
 
@@ -37,11 +42,16 @@ def content_words(text: str) -> list[str]:
 
 def is_elliptical(question: str) -> bool:
     """Does `question` lean on an earlier turn: a follow-up opener ("and…", 「では…」), a referring word
-    ("it", 「それ」), or few content words of its own (at most FEW; one, when it asks with a question word)."""
+    ("it", 「それ」), a short Japanese question naming no topic (no 「は」「が」…), or few content words of its
+    own (at most FEW; one, when it asks with a question word)."""
     norm = unicodedata.normalize("NFKC", question)
     if _OPENER.search(norm):
         return True
-    if any(surface.lower() in REFERRING for surface, _ in words(norm)):
+    analysed = list(words(norm))
+    if any(surface.lower() in REFERRING for surface, _ in analysed):
+        return True
+    if _JAPANESE.search(norm) and not any(s in TOPIC_PARTICLES and not t for s, t in analysed) \
+            and len(content_words(norm)) <= TOPICLESS:
         return True
     return len(content_words(norm)) <= (FEW - 1 if _ASKING.search(norm) else FEW)
 
