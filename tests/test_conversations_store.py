@@ -60,3 +60,26 @@ def test_titles_are_one_line_and_cut():
     assert title_of("  When are\nsalaries paid? ") == "When are salaries paid?"
     long = "あ" * 60
     assert title_of(long) == "あ" * 39 + "…" and len(title_of(long)) == 40
+
+
+def test_migrate_copies_conversations_and_feedback_into_postgres_once(tmp_path, pg_url):
+    from kotae.store.migrate import migrate_index
+
+    source = open_store(str(tmp_path / "idx"))
+    source.bind_model("m@1/4")
+    h = source.history()
+    conv = h.create()
+    h.add_message(conv.id, "When are salaries paid?", "When are salaries paid?", {"answer": "On the 25th [1]."})
+    h.add_message(conv.id, "And bonuses?", "And bonuses? salaries paid", {"answer": "Twice a year [1]."})
+    fb = h.add_feedback(Feedback(question="And bonuses?", rating="up", evidence={"file": "r.pdf", "pages": [8]}))
+    want = (h.get(conv.id), h.messages(conv.id), h.feedback())
+    source.close()
+    target = open_store(pg_url)
+    try:
+        for _ in range(2):  # run again after an interruption: the same, not twice
+            report = migrate_index(str(tmp_path / "idx"), target)
+            got = target.history()
+            assert (got.get(conv.id), got.messages(conv.id), got.feedback()) == want
+        assert (report.conversations, report.feedback) == (1, 0) and want[2][0].id == fb.id
+    finally:
+        target.close()

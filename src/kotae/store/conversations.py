@@ -184,6 +184,16 @@ class History:
                 title or title_of(question), at, conversation_id)
         return msg
 
+    def restore(self, conv: Conversation, messages: Sequence[Message]) -> None:
+        """Write a conversation as it was (ids and times kept), replacing one with its id (kotae migrate)."""
+        with self._tx(True) as run:
+            run("DELETE FROM conversation_messages WHERE conversation_id = ?", conv.id)
+            run("DELETE FROM conversations WHERE id = ?", conv.id)
+            run("INSERT INTO conversations VALUES (?, ?, ?, ?)", conv.id, conv.title, conv.created, conv.updated)
+            for seq, m in enumerate(messages, 1):
+                run("INSERT INTO conversation_messages VALUES (?, ?, ?, ?, ?, ?, ?)", m.id, conv.id, seq, m.question,
+                    m.standalone, json.dumps(m.answer, ensure_ascii=False), m.created)
+
     # --- feedback -----------------------------------------------------------------------------
     _FEEDBACK = ("id, created, question, standalone, rating, message_id, cited, right_chunk, corrected, evidence, "
                  "found_in_docs, index_version")
