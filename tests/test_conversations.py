@@ -156,6 +156,9 @@ def test_conversation_routes(client):
     assert [m["id"] for m in detail["messages"]] == [first["message_id"], final["message_id"]]
     assert detail["messages"][1]["answer"]["answer"] == final["answer"]
     other = client.post("/conversations", json={"title": "Leave"}).json()
+    bare = client.post("/conversations")  # no body at all: untitled
+    assert bare.status_code == 201 and bare.json()["title"] == ""
+    client.delete(f"/conversations/{bare.json()['id']}")
     assert [c["id"] for c in client.get("/conversations").json()] == [other["id"], conv["id"]]
     assert client.patch(f"/conversations/{conv['id']}", json={"title": "Pay"}).json()["title"] == "Pay"
     assert client.delete(f"/conversations/{conv['id']}").json() == {"deleted": conv["id"]}
