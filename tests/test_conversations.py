@@ -222,3 +222,21 @@ def test_chat_reads_questions_from_stdin_and_conversations_lists_renames_deletes
     assert main(["--index", idx, "--model", "fake", "conversations", "delete", conv_id]) == 0
     assert main(["--index", idx, "--model", "fake", "conversations", "show", conv_id]) == 2
     assert "no conversation" in capsys.readouterr().err
+
+
+def test_v1_chat_follows_up_like_a_conversation(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text(RULES, encoding="utf-8")
+    llm = ThreadLLM()
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), llm=llm) as k:
+        k.index([str(tmp_path / "docs")])
+        with serve_in_thread(create_app(k, upload_dir=str(tmp_path / "up"))) as url, \
+                httpx.Client(base_url=url, timeout=60) as c:
+            messages = [{"role": "user", "content": "When are salaries paid?"},
+                        {"role": "assistant", "content": "On the 25th [1].\n\nSources:\n[1] rules.md"},
+                        {"role": "user", "content": "And for part-timers?"}]
+            r = c.post("/v1/chat/completions", json={"model": "kotae", "messages": messages})
+    assert r.status_code == 200, r.text
+    assert r.json()["kotae"]["searched"] == "When are part-timers paid?"
+    rewrite = next(p for p in llm.prompts if p[0]["content"] == REWRITE_SYSTEM)[1]["content"]
+    assert "Q: When are salaries paid?\nA: On the 25th.\n\n" in rewrite  # the reply, without its sources list

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from kotae.server.replies import citations, decision, sources_text
 from kotae.types import Answer
 
 log = logging.getLogger("kotae.server")
+_SOURCES = re.compile(r"\n\n(?:Sources|出典):\n")
 MAX_QUESTION = 2000  # characters, as POST /query allows
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (400, 401, 404, 413, 422)}
 
@@ -100,7 +102,7 @@ def _pairs(messages: list[ChatMessage]) -> list[tuple[str, str]]:
         if m.role == "user" and m.text().strip():
             pairs.append([m.text(), ""])
         elif m.role == "assistant" and pairs:
-            pairs[-1][1] = m.text()
+            pairs[-1][1] = _SOURCES.split(m.text(), 1)[0]  # the answer, without the sources list kotae put under it
     return [(q, a) for q, a in pairs]
 
 

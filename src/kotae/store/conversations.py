@@ -145,7 +145,7 @@ class History:
     def messages(self, conversation_id: str) -> list[Message]:
         with self._tx(False) as run:
             rows = run("SELECT id, conversation_id, question, standalone, answer, created FROM conversation_messages "
-                       "WHERE conversation_id = ? ORDER BY seq", conversation_id)
+                       "WHERE conversation_id = ? ORDER BY seq, created, id", conversation_id)
         return [Message(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
 
     def message(self, message_id: str) -> Message | None:
