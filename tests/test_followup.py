@@ -13,13 +13,15 @@ def test_content_words_drop_stop_words_particles_and_referring_words():
 
 
 @pytest.mark.parametrize("question", ["And for part-timers?", "What about contractors?", "Does it apply to interns?",
-                                      "それはパートにも適用されますか", "では賞与は？", "派遣社員は？"])
+                                      "それはパートにも適用されますか", "では賞与は？", "派遣社員は？",
+                                      "週に何日までできますか", "何文字以上にしないといけませんか"])
 def test_elliptical_follow_ups(question):
     assert is_elliptical(question)
 
 
 @pytest.mark.parametrize("question", ["How many days of paid leave does an employee get per year?",
-                                      "有給休暇は年に何日もらえますか", "出張の日当はいくらですか"])
+                                      "有給休暇は年に何日もらえますか", "出張の日当はいくらですか",
+                                      "パスワードを何日ごとに変更する必要がありますか"])
 def test_questions_that_name_their_own_topic(question):
     assert not is_elliptical(question)
 

@@ -25,6 +25,7 @@ from kotae.answer.ask import ask_stream
 from kotae.answer.followup import retrieval_question
 from kotae.answer.llm import LLM, LLMError, get_llm
 from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
+from kotae.conversing import Conversations
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.ingest.detect import is_supported
@@ -39,9 +40,10 @@ from kotae.search.gate import GateStats, calibrate, evaluate
 from kotae.search.rerank import Reranker, load_reranker
 from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
+from kotae.store.conversations import Conversation, Feedback, Message
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "shown", "supported_types"]
+__all__ = ["LLM", "Calibration", "Conversation", "Embedder", "Feedback", "Filter", "Kotae", "LLMError", "Message", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "shown", "supported_types"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -73,7 +75,7 @@ class PageText:
     document: DocumentInfo
 
 
-class Kotae:
+class Kotae(Conversations):
     """Index documents and answer questions from them only, with citations; see the module docstring."""
 
     def __init__(self, store: Store, embedder: Embedder, settings: Settings | None = None, *,

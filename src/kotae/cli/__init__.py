@@ -1,7 +1,7 @@
 """The command line: parse input, call the library through `Kotae`, turn errors into one line and an exit code.
 
-    kotae index DOCS · list · remove FILE · ask QUESTION · repl · chunks DOCS · reembed · migrate
-    kotae calibrate GOLDEN · config show · eval run|beir|compare|sweep · serve [--watch DIR] · mcp · watch DIR
+    kotae index DOCS · list · remove FILE · ask QUESTION · repl · chat · conversations · chunks DOCS · reembed · migrate
+    kotae calibrate GOLDEN · config show · eval run|export-feedback|beir|compare|sweep · serve [--watch DIR] · mcp · watch DIR
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kotae.cli import ask, docs, doors, eval, serve
+    from kotae.cli import ask, chat, docs, doors, eval, serve
     from kotae.cli.args import global_options
 
     p = argparse.ArgumentParser(prog="kotae", description="Answers only from your documents, with citations.",
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     docs.add_commands(sub, command)
     ask.add_commands(sub, command)
+    chat.add_commands(sub, command)
     eval.add_commands(sub, command)
     serve.add_commands(sub, command)
     doors.add_commands(sub, command)

@@ -30,6 +30,10 @@ def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argpars
                  "judge.spec", "judge.base_url")
     c.set_defaults(run=cmd_eval_run)
 
+    c = command(ev, "export-feedback", help="write the answers rated in the UI or API as a golden set (JSONL)")
+    c.add_argument("out", help="the golden set to write, e.g. feedback.jsonl")
+    c.set_defaults(run=cmd_export_feedback)
+
     c = command(ev, "beir", help="score each search mode on a BEIR-layout data set (corpus, queries, qrels)")
     c.add_argument("path", help="folder with corpus.jsonl, queries*.jsonl and qrels")
     c.add_argument("--split", help="qrels split (train, test, …; default: the only one present)")
@@ -114,6 +118,19 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             if args.out_dir:
                 for path in write_report(args.out_dir, payload):
                     print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_export_feedback(args: argparse.Namespace) -> int:
+    from kotae.eval.feedback import golden_items
+
+    with open_index(args) as k:
+        items, skipped = golden_items(k.feedback())
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(it, ensure_ascii=False) + "\n" for it in items)
+    print(f"wrote {len(items)} golden items to {args.out}"
+          + (f" ({skipped} feedback left out: a 👎 without the right passage, or an older rating)" if skipped else ""),
+          file=sys.stderr)
     return 0
 
 

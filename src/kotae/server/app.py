@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 
 from kotae import __version__
 from kotae.facade import Kotae, supported_types
-from kotae.server import apidocs, documents, errors, mcp_server, openai_api, query
+from kotae.server import apidocs, conversations, documents, errors, feedback, mcp_server, openai_api, query
 from kotae.server.context import AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, BODY_IDLE, Guard
 from kotae.server.schemas import HealthOut
@@ -66,6 +66,8 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     app.include_router(documents.router(ctx), dependencies=[Security(documented_key)])
     app.include_router(query.router(ctx), dependencies=[Security(documented_key)])
     app.include_router(openai_api.router(ctx), dependencies=[Security(documented_key)])
+    app.include_router(conversations.router(ctx), dependencies=[Security(documented_key)])
+    app.include_router(feedback.router(ctx), dependencies=[Security(documented_key)])
     app.router.routes.extend(mcp_server.http_routes(mcp))  # MCP over streamable HTTP at /mcp
 
     @app.get("/health", response_model=HealthOut, tags=["meta"])

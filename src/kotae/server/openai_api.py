@@ -1,9 +1,9 @@
 """The OpenAI-compatible door at /v1: chat clients (Open WebUI, LibreChat, the `openai` SDK) talk to kotae.
 
 `GET /v1/models` lists one model per collection (today one, `kotae`). `POST /v1/chat/completions` answers
-the last user message from the documents, the earlier user turns serving as the conversation (an
-elliptical follow-up borrows the previous turn's topic words for the search). The reply's text is the
-answer with its [n] markers and a "Sources" list; the structured citations ride along in a `citations`
+the last user message from the documents, the earlier turns serving as the conversation (a follow-up is
+searched as conversations search it: rewritten by the LLM, else with the previous turn's topic words). The
+reply's text is the answer with its [n] markers and a "Sources" list; the structured citations ride along in a `citations`
 field (on the response, or on the last chunk of a stream), and the refusal decision in a `kotae` field.
 A refusal is a normal reply: its text is 「わからない」/"I don't know" and `kotae.found_in_docs` is false.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,13 +22,14 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from kotae.errors import KotaeError
-from kotae.facade import SearchResult, retrieval_question
+from kotae.facade import SearchResult
 from kotae.server.context import Context
 from kotae.server.errors import ApiError, ErrorOut, status_of
 from kotae.server.replies import citations, decision, sources_text
 from kotae.types import Answer
 
 log = logging.getLogger("kotae.server")
+_SOURCES = re.compile(r"\n\n(?:Sources|出典):\n")
 MAX_QUESTION = 2000  # characters, as POST /query allows
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut} for code in (400, 401, 404, 413, 422)}
 
@@ -73,8 +75,9 @@ def router(ctx: Context) -> APIRouter:
         if len(turns[-1]) > MAX_QUESTION:
             raise ApiError(400, "bad_request", f"the last user message is {len(turns[-1])} characters, over the "
                                                f"{MAX_QUESTION} a question may have; ask a shorter question")
-        _, answer_stream = ctx.door(body.model)
-        query = retrieval_question(turns)
+        kotae, answer_stream = ctx.door(body.model)
+        pairs = _pairs(body.messages)
+        query, _ = kotae.follow_up(pairs[:-1], pairs[-1][0])  # as conversations do: LLM rewrite, else carried topic
         events = answer_stream(query)
         first = next(events)  # the search runs here, so a bad request still gets its HTTP error status
         reply_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
@@ -90,6 +93,17 @@ def router(ctx: Context) -> APIRouter:
         raise RuntimeError("the answer stream ended without an answer")
 
     return r
+
+
+def _pairs(messages: list[ChatMessage]) -> list[tuple[str, str]]:
+    """The user turns with text, each with the assistant reply that followed it ("" when none)."""
+    pairs: list[list[str]] = []
+    for m in messages:
+        if m.role == "user" and m.text().strip():
+            pairs.append([m.text(), ""])
+        elif m.role == "assistant" and pairs:
+            pairs[-1][1] = _SOURCES.split(m.text(), 1)[0]  # the answer, without the sources list kotae put under it
+    return [(q, a) for q, a in pairs]
 
 
 def completion(reply_id: str, model: str, question: str, answer: Answer,

@@ -49,13 +49,14 @@ def router(ctx: Context) -> APIRouter:
         """The answer as server-sent events: retrieval results first, then answer tokens, then the answer."""
         events = ctx.stream(q.question, q.mode, q.top_k, q.filters.to_filter() if q.filters else None)
         first = next(events)  # the search runs here, so a bad request still gets its HTTP error status
-        return StreamingResponse(_sse(first, events), media_type="text/event-stream",
+        return StreamingResponse(sse_events(first, events), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     return r
 
 
-def _sse(first: tuple[str, object], rest: Iterator[tuple[str, object]]) -> Iterator[str]:
+def sse_events(first: tuple[str, object], rest: Iterator[tuple[str, object]]) -> Iterator[str]:
+    """An answer stream's events as SSE frames; a failure after the first becomes an `error` event."""
     try:
         yield event(*first)
         for kind, payload in rest:

@@ -4,10 +4,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kotae.types import Chunk, DocumentInfo, PageWords
+
+if TYPE_CHECKING:
+    from kotae.store.conversations import History
 
 SCHEMA_VERSION = 1
 STORES: dict[str, Callable[[str], Store]] = {}
@@ -158,6 +162,10 @@ class Store(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def history(self) -> History:
+        """The index's conversations and answer feedback (`kotae.store.conversations`)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no conversations or feedback")
 
     def index_version(self) -> str:
         return f"kotae-{SCHEMA_VERSION}:{self.meta('model') or '?'}:{self.generation()}"

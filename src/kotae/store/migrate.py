@@ -1,7 +1,7 @@
 """Copy an embedded (SQLite) index into another store — PostgreSQL, usually — without re-embedding.
 
 Documents, pages, chunks (with their ids), embeddings and the analysed keyword text (read back from the
-FTS table) are copied one document per transaction, so an interrupted copy can simply be run again:
+FTS table) are copied one document per transaction, then the conversations and feedback, so an interrupted copy can simply be run again:
 a document already copied unchanged is written again as the same thing.
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 
 from kotae.errors import IndexMismatch, KotaeError
 from kotae.store.base import Store
+from kotae.store.conversations import History
 from kotae.store.sqlite import DB_NAME
 from kotae.types import Chunk, DocumentInfo, PageWords
 
@@ -28,6 +29,8 @@ class MigrateReport:
     documents: int = 0
     chunks: int = 0
     embeddings: int = 0  # distinct vectors copied
+    conversations: int = 0
+    feedback: int = 0
 
 
 def migrate_index(source_dir: str, target: Store,
@@ -72,7 +75,25 @@ def _copy(db: sqlite3.Connection, source_dir: str, target: Store,
             if progress:
                 progress(report.documents)
     report.embeddings = len(hashes)
+    _copy_history(db, target, report)
     return report
+
+
+def _copy_history(db: sqlite3.Connection, target: Store, report: MigrateReport) -> None:
+    """Conversations (replaced whole, ids kept) and feedback (what the target lacks); indexes made before
+    conversations existed have none."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'conversations'").fetchone() is None:
+        return
+    source = History(lambda: nullcontext(db), lambda: nullcontext(db))  # read only: the copy never writes there
+    into = target.history()
+    for conv in source.conversations():
+        into.restore(conv, source.messages(conv.id))
+        report.conversations += 1
+    present = {fb.id for fb in into.feedback()}
+    for fb in source.feedback():
+        if fb.id not in present:
+            into.add_feedback(fb)
+            report.feedback += 1
 
 
 def _copy_document(db: sqlite3.Connection, source_dir: str, target: Store, row: tuple,  # type: ignore[type-arg]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from kotae.errors import ConfigError, IndexMismatch
+from kotae.store import conversations
 
 # Advisory lock keys (pg_advisory_xact_lock takes a bigint). Writers hold GLOBAL shared; whole-index
 # operations (setting the vector dimension, re-embedding) hold it exclusively.
@@ -45,6 +46,7 @@ CREATE TABLE embeddings(text_hash text PRIMARY KEY, vector vector NOT NULL);
 -- How many chunks hold each keyword term (BM25's document frequency), kept in step by every write.
 CREATE TABLE keyword_terms(term text PRIMARY KEY, chunks int NOT NULL);
 """),
+    (2, conversations.SCHEMA),  # conversations, their messages and answer feedback
 ]
 LATEST = MIGRATIONS[-1][0]
 

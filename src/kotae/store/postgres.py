@@ -21,6 +21,7 @@ from kotae.errors import IndexMismatch
 from kotae.store import pg_keyword as kw
 from kotae.store import pg_schema
 from kotae.store.base import DenseMatrix, Filter, Store, register
+from kotae.store.conversations import History
 from kotae.store.pg_connect import Connections, redact
 from kotae.store.pg_query import exact_search, filter_sql
 from kotae.store.pg_write import Totals, apply, array, chunk_keys, insert_embeddings, remove
@@ -293,6 +294,14 @@ class PostgresStore(Store):
     def matching_documents(self, flt: Filter) -> set[str]:
         where, args = filter_sql(flt)
         return {r[0] for r in self._rows(f"SELECT id FROM documents WHERE {where}", args)}
+
+    def history(self) -> History:
+        return History(self._pool.connection, self._transaction, marker="%s")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        with self._pool.connection() as conn, conn.transaction():
+            yield conn
 
     def close(self) -> None:
         self._pool.close()

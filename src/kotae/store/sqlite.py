@@ -12,7 +12,9 @@ import numpy as np
 
 from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
+from kotae.store import conversations
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
+from kotae.store.conversations import History
 from kotae.types import Chunk, DocumentInfo, PageWords
 
 _SCHEMA = """
@@ -58,6 +60,7 @@ class SQLiteStore(Store):
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)  # idempotent; executescript commits by itself
         self._add_ocr_column()
+        self._history: History | None = None
         with self._tx():
             found = self.meta("schema_version")
             if found is None:
@@ -280,6 +283,18 @@ class SQLiteStore(Store):
             where.append("indexed_at < ?")
             args.append(flt.until)
         return {r[0] for r in self._q(f"SELECT id FROM documents WHERE {' AND '.join(where)}", args)}
+
+    def history(self) -> History:
+        with self._lock:
+            if self._history is None:
+                self._db.executescript(conversations.SCHEMA)  # idempotent; indexes made before it gain the tables
+                self._history = History(self._read, self._tx)
+            return self._history
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._db
 
     def close(self) -> None:
         with self._lock:
