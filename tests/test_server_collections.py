@@ -140,3 +140,26 @@ def test_zz_delete_takes_the_collection_and_everything_in_it(c, server):
     assert [x["name"] for x in c.get("/collections").json()] == ["kotae", "hr"]
     assert c.post("/collections", json={"name": "visitors"}).status_code == 201  # again, empty
     assert c.get("/collections/visitors/documents").json() == []
+
+
+def test_collections_of_a_postgres_server(pg_server, tmp_path):
+    from conftest import new_pg_index
+
+    k = Kotae(open_store(new_pg_index(pg_server)), FakeEmbedder())
+    try:
+        with serve_in_thread(create_app(k, upload_dir=str(tmp_path / "up"))) as url, \
+                httpx.Client(base_url=url, timeout=120) as pg:
+            assert pg.post("/collections", json={"name": "visitors"}).status_code == 201
+            r = pg.post("/collections/visitors/documents", files={"file": ("parking.md", PARKING)},
+                        params={"wait": "true"})
+            assert r.status_code == 200
+            assert files(pg.post("/collections/visitors/query", json={"question": "Where do visitors park?"}).json()) == {
+                "parking.md"}
+            assert pg.get("/documents").json() == []
+            assert [x["name"] for x in pg.get("/collections").json()] == ["kotae", "visitors"]
+            assert os.path.isfile(tmp_path / "up" / "collections" / "visitors" / "parking.md")
+            assert pg.delete("/collections/visitors").status_code == 200
+            assert [x["name"] for x in pg.get("/collections").json()] == ["kotae"]
+            assert not os.path.exists(tmp_path / "up" / "collections" / "visitors")
+    finally:
+        k.close()
