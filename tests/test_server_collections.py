@@ -163,3 +163,30 @@ def test_collections_of_a_postgres_server(pg_server, tmp_path):
             assert not os.path.exists(tmp_path / "up" / "collections" / "visitors")
     finally:
         k.close()
+
+
+def test_kotae_mcp_over_stdio_serves_every_collection(tmp_path):
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters
+
+    from fake_plugin import fake_embedder_env
+    from kotae.collections import Collections
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "parking.md").write_bytes(PARKING)
+    with Kotae(open_store(str(tmp_path / "index")), FakeEmbedder()) as k, \
+            Collections(k.settings, home=k).create("visitors", api_key=HR_KEY) as v:
+        v.index([str(tmp_path / "docs")])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kotae", "--index", str(tmp_path / "index"), "mcp"],
+                                   env=fake_embedder_env(tmp_path / "site"))
+
+    async def run() -> tuple[Any, Any]:
+        async with Client(params, read_timeout_seconds=120) as client:
+            return (await client.call_tool("list_documents", {"collection": "visitors"}),
+                    await client.call_tool("list_documents", {}))
+
+    visitors, default = asyncio.run(run())
+    # over stdio the caller is the local user: no key is asked for
+    assert [d["file"] for d in visitors.structured_content["documents"]] == ["parking.md"]
+    assert default.structured_content["documents"] == []
