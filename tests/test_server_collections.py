@@ -138,6 +138,8 @@ def test_zz_delete_takes_the_collection_and_everything_in_it(c, server):
     assert not os.path.exists(folder)
     assert c.get("/collections/visitors/documents").status_code == 404
     assert [x["name"] for x in c.get("/collections").json()] == ["kotae", "hr"]
+    assert c.delete("/collections/hr").status_code == 401  # not without its own key
+    assert c.get("/collections/hr").status_code == 401
     assert c.post("/collections", json={"name": "visitors"}).status_code == 201  # again, empty
     assert c.get("/collections/visitors/documents").json() == []
 

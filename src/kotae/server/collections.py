@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -151,17 +151,26 @@ def router(served: Served) -> APIRouter:
         return served.describe(served.create(body.name, body.api_key, body.settings))
 
     @r.get("/collections/{name}", response_model=CollectionOut, responses=errors)
-    def get_collection(name: str) -> CollectionOut:
+    def get_collection(name: str, request: Request) -> CollectionOut:
         """One collection."""
-        return served.describe(served.context(name))
+        return served.describe(_keyed(served, name, request))
 
     @r.delete("/collections/{name}", responses=errors)
-    def delete_collection(name: str) -> dict[str, str]:
-        """Delete a collection with everything in it: documents, chunks, vectors, calibration, uploads."""
+    def delete_collection(name: str, request: Request) -> dict[str, str]:
+        """Delete a collection with everything in it: documents, chunks, vectors, calibration, uploads
+        (one with its own key: only with that key)."""
+        _keyed(served, name, request)
         served.delete(name)
         return {"deleted": name}
 
     return r
+
+
+def _keyed(served: Served, name: str, request: Request) -> Context:
+    """The context of collection `name`, when the request holds its key (if it has one)."""
+    ctx = served.context(name)
+    served.check_key(ctx, presented_keys({k.lower(): v for k, v in request.headers.items()}, COLLECTION_KEY_HEADER))
+    return ctx
 
 
 class Dispatch:
