@@ -81,7 +81,8 @@ def test_eval_reaches_only_the_door_types_config_errors_and_plugins():
 
 
 def test_the_cli_the_server_and_the_watcher_go_through_the_door():
-    door = ["kotae.types", "kotae.config", "kotae.errors", "kotae.plugins", "kotae.facade", "kotae.progress"]
+    door = ["kotae.types", "kotae.config", "kotae.errors", "kotae.plugins", "kotae.facade", "kotae.collections",
+            "kotae.progress"]
     assert broken(["kotae.server"], door) == []
     assert broken(["kotae.watch"], door) == []
     assert broken(["kotae.cli"], [*door, "kotae.eval", "kotae.server", "kotae.watch"]) == []

@@ -21,7 +21,7 @@ _EXPORTS = {
     "Kotae": "kotae.facade", "Calibration": "kotae.facade", "PageImage": "kotae.facade",
     "preview_chunks": "kotae.facade", "migrate": "kotae.facade", "load_llm": "kotae.facade", "load_embedder": "kotae.facade",
     "discover": "kotae.facade", "file_kind": "kotae.facade",
-    "Settings": "kotae.config", "load_settings": "kotae.config", "LLMSettings": "kotae.config",
+    "Collections": "kotae.collections", "Settings": "kotae.config", "load_settings": "kotae.config", "LLMSettings": "kotae.config",
     "Answer": "kotae.types", "Chunk": "kotae.types", "DocumentInfo": "kotae.types", "Hit": "kotae.types",
     "Record": "kotae.types", "Source": "kotae.types",
     "Filter": "kotae.store.base", "Store": "kotae.store.base",

@@ -55,6 +55,11 @@ class StoreSettings:
                              env="KOTAE_INDEX")
     database_url: str | None = _opt(None, "keep the index in PostgreSQL + pgvector: postgresql://USER:PASSWORD@HOST/DB",
                                     flag="--database-url", env="KOTAE_DATABASE_URL")
+    collection: str | None = _opt(None, "work on this named collection instead of the default one (kotae "
+                                        "collections lists them)", flag="--collection", env="KOTAE_COLLECTION")
+    collections_dir: str | None = _opt(None, "the folder of the named collections, one index folder each "
+                                             "(default INDEX/collections; on PostgreSQL each collection is a "
+                                             "schema, FIRST-SCHEMA__NAME)")
 
     @property
     def location(self) -> str:
@@ -401,6 +406,22 @@ def _read_file(path: str, required: bool) -> dict[str, Any]:
 
     walk(table, "")
     return out
+
+
+def typed(key: str, value: Any, origin: str) -> Any:
+    """`value` as the type of setting `key` (ConfigError naming `origin` when it is not one)."""
+    if key not in LEAVES:
+        raise ConfigError(f"{origin}: unknown setting {key!r}")
+    return _typed(LEAVES[key], value, origin)
+
+
+def overlay(settings: Settings, own: Mapping[str, Any], origin: str) -> Settings:
+    """`settings` with the dotted keys of `own` set on top (a collection's own settings), marked `origin`."""
+    if not own:
+        return settings
+    values = {key: settings.get(key) for key in LEAVES}
+    values.update({key: typed(key, value, origin) for key, value in own.items()})
+    return build(values, {**settings.origin, **{key: origin for key in own}})
 
 
 def _typed(leaf: Leaf, value: Any, origin: str) -> Any:

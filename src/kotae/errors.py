@@ -38,3 +38,11 @@ class NotFound(KotaeError):
     def __init__(self, message: str, code: str = "not_found") -> None:
         self.code = code
         super().__init__(message)
+
+
+class Conflict(KotaeError):
+    """The named thing exists already (a collection being created)."""
+
+
+class Unauthorized(KotaeError):
+    """A collection's own API key was not presented."""

@@ -118,6 +118,22 @@ class Kotae(Conversations):
         return Kotae(self.store, embedder or self.embedder, settings or self.settings, reranker=self._reranker,
                      llm=self._llm)
 
+    def beside(self, location: str, *, settings: Settings | None = None) -> Kotae:
+        """Another index (a collection next to this one) opened with this one's loaded models: the embedder
+        when that index was built with the same model or is new (else its own model), the reranker and the
+        LLM, so a server of many collections holds each model once."""
+        settings = settings or self.settings
+        store = open_store(location)
+        try:
+            bound = store.meta("model")
+            same = bound in (None, self.embedder.model_id) and not (
+                settings.embed.model and settings.embed.model != self.settings.embed.model)
+            embedder = self.embedder if same else choose_embedder(settings.embed.model, bound)
+            return Kotae(store, embedder, settings, reranker=self._reranker, llm=self._llm)
+        except BaseException:
+            store.close()
+            raise
+
     # --- parts, built when first needed ---------------------------------------------------------
     @property
     def location(self) -> str:

@@ -2,6 +2,7 @@
 
     kotae index DOCS · list · remove FILE · ask QUESTION · repl · chat · conversations · chunks DOCS · reembed · migrate
     kotae calibrate GOLDEN · config show · eval run|export-feedback|beir|compare|sweep · serve [--watch DIR] · mcp · watch DIR
+    kotae collections [list|create NAME|delete NAME]; --collection NAME on any of them
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kotae.cli import ask, chat, docs, doors, eval, serve
+    from kotae.cli import ask, chat, collections, docs, doors, eval, serve
     from kotae.cli.args import global_options
 
     p = argparse.ArgumentParser(prog="kotae", description="Answers only from your documents, with citations.",
@@ -47,5 +48,6 @@ def build_parser() -> argparse.ArgumentParser:
     eval.add_commands(sub, command)
     serve.add_commands(sub, command)
     doors.add_commands(sub, command)
+    collections.add_commands(sub, command)
     return p
 

@@ -1,7 +1,7 @@
 """Flags from the settings tree: each setting's flag, help and type are declared once, in kotae.config.
 
 A flag sets its dotted key only when it is given (argparse defaults are None), so `load_settings` can
-tell a flag from a default; global options (--index, --database-url, --model, --config) are accepted
+tell a flag from a default; global options (--index, --database-url, --collection, --model, --config) are accepted
 before or after the subcommand.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from kotae.config import LEAVES, Settings, load_settings
 
 PREFIX = "set:"  # argparse dest of a setting's flag: "set:search.top_k"
-GLOBAL_KEYS = ("store.index", "store.database_url", "embed.model")
+GLOBAL_KEYS = ("store.index", "store.database_url", "store.collection", "embed.model")
 
 
 def add_settings(parser: argparse.ArgumentParser | argparse._ArgumentGroup, *keys: str,

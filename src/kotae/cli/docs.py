@@ -55,10 +55,17 @@ def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argpars
 
 
 def open_index(args: argparse.Namespace, create: bool = False):  # type: ignore[no-untyped-def]
-    """The `Kotae` of the settings' index (notes about its engine printed once)."""
+    """The `Kotae` of the settings' index, or of the collection `--collection` names (with its own
+    settings; a new one with `create`); notes about its engine printed once."""
     from kotae.facade import Kotae
 
-    k = Kotae.open(settings=args.settings, create=create)
+    name = args.settings.store.collection
+    if name:
+        from kotae.collections import Collections
+
+        k = Collections(args.settings).open(name, create=create)
+    else:
+        k = Kotae.open(settings=args.settings, create=create)
     for n in k.notices:
         note(n)
     return k

@@ -24,14 +24,30 @@ def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argpars
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from kotae.server.context import one_collection
+    from kotae.collections import DEFAULT, Collections
     from kotae.server.mcp_server import build
 
     # stdout carries the protocol; every note and log line goes to stderr
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="kotae: %(message)s")
+    s = args.settings
     with open_index(args, create=False) as k:
         _ = k.llm  # a configured model loads (and fails) now, not at the first question
-        build(one_collection(k, k.ask_stream)).run("stdio")
+        cols = Collections(s, home=k, base=s.store.location)
+        primary = s.store.collection or DEFAULT
+        opened = {primary: k}
+
+        def door(collection, keys):  # type: ignore[no-untyped-def]  # stdio: a local user, no keys asked
+            name = collection or primary
+            if name not in opened:
+                opened[name] = cols.open(name)
+            return opened[name], opened[name].ask_stream
+
+        try:
+            build(door).run("stdio")
+        finally:
+            for other in opened.values():
+                if other is not k:
+                    other.close()
     return 0
 
 

@@ -26,12 +26,14 @@ def add_commands(sub: argparse._SubParsersAction, command: Callable[..., argpars
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from kotae.collections import DEFAULT, Collections
     from kotae.errors import ConfigError
     from kotae.server import create_app
     from kotae.server.protocol import uvicorn_options
 
     s = args.settings
-    location = s.store.location
+    name = s.store.collection or DEFAULT  # the collection the unprefixed routes serve
+    location = Collections(s).location(name)
     if "://" not in location:
         upload_dir = s.server.upload_dir or os.path.join(location, "uploads")
     elif s.server.upload_dir:
@@ -43,10 +45,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _ = k.llm  # a configured model loads (and fails) now, not at the first question
         app = create_app(k, upload_dir=upload_dir, api_key=s.server.api_key or None,
                          cors_origins=s.server.cors_origins, max_upload_mb=s.server.max_upload_mb,
-                         max_uploads=s.server.max_uploads)
+                         max_uploads=s.server.max_uploads, name=name,
+                         collections_of=Collections(s, home=k, base=s.store.location))
         host, port = s.server.host, s.server.port
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-        print(f"kotae: serving {location} at http://{shown}:{port}/  (API docs: /docs, OpenAI-compatible API: /v1, "
+        print(f"kotae: serving {k.location} at http://{shown}:{port}/  (API docs: /docs, OpenAI-compatible API: /v1, "
               f"MCP: /mcp; Ctrl-C to stop)", flush=True)
         watcher = _watch(k, args.watch)
         try:

@@ -15,11 +15,24 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse
 from fastapi.security import APIKeyHeader
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import Mount
+from starlette.types import ASGIApp
 
 from kotae import __version__
+from kotae.collections import Collections
 from kotae.facade import Kotae, supported_types
-from kotae.server import apidocs, conversations, documents, errors, feedback, mcp_server, openai_api, query
-from kotae.server.context import AnswerStream, Context
+from kotae.server import (
+    apidocs,
+    collections,
+    conversations,
+    documents,
+    errors,
+    feedback,
+    mcp_server,
+    openai_api,
+    query,
+)
+from kotae.server.context import DEFAULT_COLLECTION, AnswerStream, Context
 from kotae.server.guard import API_KEY_HEADER, BODY_IDLE, Guard
 from kotae.server.schemas import HealthOut
 from kotae.server.worker import IndexWorker
@@ -28,12 +41,18 @@ log = logging.getLogger("kotae.server")
 WEB = files("kotae.server") / "web"
 QUERY_BODY_LIMIT = 1024 * 1024  # bytes of any request but an upload
 FORM_OVERHEAD = 1024 * 1024  # multipart boundaries and headers around the uploaded file
+# The routes of one collection, each `router(ctx)` over its Context: served at /… for the collection served by
+# default and at /collections/{name}/… for every collection.
+INDEX_ROUTERS = (documents.router, query.router, conversations.router, feedback.router)
 
 
 def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cors_origins: Sequence[str] = (),
                max_upload_mb: float = 50, answer_stream: AnswerStream | None = None, max_uploads: int = 4,
-               body_idle: float = BODY_IDLE) -> FastAPI:
-    """The app serving the API (documented at /docs) and the UI at /, over one `Kotae`.
+               body_idle: float = BODY_IDLE, collections_of: Collections | None = None,
+               name: str = DEFAULT_COLLECTION) -> FastAPI:
+    """The app serving the API (documented at /docs) and the UI at /, over one `Kotae` (the collection `name`,
+    which the unprefixed routes serve) and the collections beside it (`collections_of`, default: those
+    beside `kotae`'s index), each at /collections/{name}/….
 
     Answers come from `kotae.ask_stream` (with the LLM of its settings, if any), or from `answer_stream`,
     anything with its signature and events. Uploads are saved in `upload_dir` and indexed by one background
@@ -44,7 +63,8 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
     max_upload = int(max_upload_mb * 1024 * 1024)
     os.makedirs(upload_dir, exist_ok=True)
     ctx = Context(kotae=kotae, worker=IndexWorker(kotae), answer_stream=answer_stream or kotae.ask_stream,
-                  upload_dir=os.path.abspath(upload_dir), max_upload_bytes=max_upload)
+                  upload_dir=os.path.abspath(upload_dir), max_upload_bytes=max_upload, name=name)
+    served = collections.Served(ctx, collections_of or Collections(kotae.settings, home=kotae), start=_start)
 
     mcp = mcp_server.build(ctx.door)
 
@@ -53,9 +73,12 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
         await run_in_threadpool(kotae.warm_up_isolation)  # uploads are read in a child process
         _resume(ctx)
         ctx.worker.start()
-        async with mcp.session_manager.run():
-            yield
-        ctx.worker.stop()
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            ctx.worker.stop()
+            await run_in_threadpool(served.close)
 
     app = FastAPI(title="kotae", version=__version__,
                   description="Answers only from your documents, with page-accurate citations. "
@@ -63,11 +86,11 @@ def create_app(kotae: Kotae, *, upload_dir: str, api_key: str | None = None, cor
                   lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs: apidocs, offline
     app.state.kotae = ctx
     errors.install(app)
-    app.include_router(documents.router(ctx), dependencies=[Security(documented_key)])
-    app.include_router(query.router(ctx), dependencies=[Security(documented_key)])
+    for make in INDEX_ROUTERS:
+        app.include_router(make(ctx), dependencies=[Security(documented_key)])
     app.include_router(openai_api.router(ctx), dependencies=[Security(documented_key)])
-    app.include_router(conversations.router(ctx), dependencies=[Security(documented_key)])
-    app.include_router(feedback.router(ctx), dependencies=[Security(documented_key)])
+    app.include_router(collections.router(served), dependencies=[Security(documented_key)])
+    app.router.routes.append(Mount("/collections/{name}", app=collections.Dispatch(served, _index_app)))
     app.router.routes.extend(mcp_server.http_routes(mcp))  # MCP over streamable HTTP at /mcp
 
     @app.get("/health", response_model=HealthOut, tags=["meta"])
@@ -110,6 +133,21 @@ def _page(needs_key: bool, max_upload_mb: float) -> str:
     return (html.replace("{{needs_key}}", "true" if needs_key else "false")
                 .replace("{{max_upload_mb}}", f"{max_upload_mb:g}")
                 .replace("{{accept}}", ",".join(supported_types())))  # the reader registry decides the picker
+
+
+def _index_app(ctx: Context) -> ASGIApp:
+    """The per-index routes of one collection, as an app of their own (mounted at /collections/{name})."""
+    sub = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    errors.install(sub)
+    for make in INDEX_ROUTERS:
+        sub.include_router(make(ctx))
+    return sub
+
+
+def _start(ctx: Context) -> None:
+    """Ready a collection opened while serving: queue the uploads it had not indexed, start its indexer."""
+    _resume(ctx)
+    ctx.worker.start()
 
 
 def _resume(ctx: Context) -> None:

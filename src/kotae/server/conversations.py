@@ -62,8 +62,8 @@ class DeletedConversationOut(BaseModel):
 def router(ctx: Context) -> APIRouter:
     r = APIRouter(prefix="/conversations", tags=["conversations"], responses=_ERRORS)
 
-    def door() -> tuple[Kotae, AnswerStream]:
-        return ctx.door(None)
+    def door() -> tuple[Kotae, AnswerStream]:  # the collection this context serves (/… or /collections/{name}/…)
+        return ctx.kotae, ctx.answer_stream
 
     @r.get("", response_model=list[ConversationOut])
     def conversations() -> list[dict[str, Any]]:

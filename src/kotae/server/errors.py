@@ -14,13 +14,21 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound, UnsupportedType
+from kotae.errors import (
+    ConfigError,
+    Conflict,
+    DocumentError,
+    KotaeError,
+    NotFound,
+    Unauthorized,
+    UnsupportedType,
+)
 
 log = logging.getLogger("kotae.server")
 
 # The code each status gets when the raiser named none (FastAPI's and Starlette's own errors).
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-         405: "method_not_allowed", 408: "timeout", 413: "too_large", 415: "unsupported_type", 422: "invalid_request",
+         405: "method_not_allowed", 408: "timeout", 409: "conflict", 413: "too_large", 415: "unsupported_type", 422: "invalid_request",
          500: "internal_error"}
 
 
@@ -58,6 +66,10 @@ def status_of(e: KotaeError) -> tuple[int, str]:
         return 400, "bad_request"
     if isinstance(e, NotFound):
         return 404, e.code
+    if isinstance(e, Conflict):
+        return 409, "conflict"
+    if isinstance(e, Unauthorized):
+        return 401, "unauthorized"
     return 500, "internal_error"
 
 

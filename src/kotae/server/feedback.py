@@ -33,7 +33,7 @@ def router(ctx: Context) -> APIRouter:
     @r.post("", status_code=201, response_model=FeedbackCreated)
     def add(body: FeedbackIn) -> dict[str, str]:
         """Rate an answer (with the right passage and a corrected answer, optionally)."""
-        kotae, _ = ctx.door(None)
+        kotae = ctx.kotae
         fb = kotae.add_feedback(body.question, body.rating, message_id=body.message_id, cited=body.cited,
                                 right_chunk=body.right_chunk, corrected=body.corrected)
         return {"id": fb.id}
@@ -41,7 +41,7 @@ def router(ctx: Context) -> APIRouter:
     @r.get("")
     def all_feedback() -> list[dict[str, Any]]:
         """Every feedback stored, oldest first."""
-        kotae, _ = ctx.door(None)
+        kotae = ctx.kotae
         return [fb.to_dict() for fb in kotae.feedback()]
 
     return r

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kotae.server.errors import ApiError, Watching, error_response
 
 API_KEY_HEADER = "X-API-Key"
+COLLECTION_KEY_HEADER = "X-Collection-Key"  # a collection's own key, on top of the server's
 # The page shell, its static files and the API description hold no data, and a browser cannot send a
 # header when it navigates; every data route needs the key.
 PUBLIC = ("/health", "/", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json", "/favicon.ico")
@@ -33,6 +34,19 @@ def bearer(authorization: str) -> str:
     """The token of an `Authorization: Bearer TOKEN` header (how OpenAI and MCP clients send a key), else ""."""
     scheme, _, token = authorization.partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def presented_keys(headers: dict[str, str], *extra: str) -> tuple[str, ...]:
+    """The keys a request carries (lower-cased `headers`): X-API-Key, the Bearer token, the `extra` headers."""
+    found = [headers.get(API_KEY_HEADER.lower(), ""), bearer(headers.get("authorization", "")),
+             *(headers.get(h.lower(), "") for h in extra)]
+    return tuple(k for k in found if k)
+
+
+def is_upload(path: str, method: str) -> bool:
+    """POST /documents, or POST /collections/{name}/documents."""
+    return method == "POST" and (path == "/documents" or (
+        path.startswith("/collections/") and path.endswith("/documents") and path.count("/") == 3))
 
 
 def is_public(path: str) -> bool:
@@ -61,14 +75,14 @@ class Guard:
         path: str = scope["path"]
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         if self.api_key and not is_public(path):
-            given = headers.get(API_KEY_HEADER.lower(), "") or bearer(headers.get("authorization", ""))
-            if not secrets.compare_digest(given.encode(), self.api_key.encode()):
+            given = presented_keys(headers)  # either header may carry it (the other: a collection's key)
+            if not any(secrets.compare_digest(k.encode(), self.api_key.encode()) for k in given):
                 why = "wrong API key" if given else "missing API key"
                 await error_response(401, "unauthorized", f"{why}; send it in the {API_KEY_HEADER} header "
                                      "or as Authorization: Bearer KEY",
                                      {"WWW-Authenticate": API_KEY_HEADER})(scope, receive, send)
                 return
-        upload = path == "/documents" and scope["method"] == "POST"
+        upload = is_upload(path, scope["method"])
         limit = self.upload_limit if upload else self.body_limit
         what = "upload" if upload else "request body"
         message = f"{what} is over the {_size(self.upload_shown if upload else limit)} limit"

@@ -1,6 +1,6 @@
 """The OpenAI-compatible door at /v1: chat clients (Open WebUI, LibreChat, the `openai` SDK) talk to kotae.
 
-`GET /v1/models` lists one model per collection (today one, `kotae`). `POST /v1/chat/completions` answers
+`GET /v1/models` lists one model per collection (the default one is `kotae`). `POST /v1/chat/completions` answers
 the last user message from the documents, the earlier turns serving as the conversation (a follow-up is
 searched as conversations search it: rewritten by the LLM, else with the previous turn's topic words). The
 reply's text is the answer with its [n] markers and a "Sources" list; the structured citations ride along in a `citations`
@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,7 @@ from kotae.errors import KotaeError
 from kotae.facade import SearchResult
 from kotae.server.context import Context
 from kotae.server.errors import ApiError, ErrorOut, status_of
+from kotae.server.guard import COLLECTION_KEY_HEADER, presented_keys
 from kotae.server.replies import citations, decision, sources_text
 from kotae.types import Answer
 
@@ -66,7 +67,7 @@ def router(ctx: Context) -> APIRouter:
                                            for name in ctx.collections()]}
 
     @r.post("/chat/completions", response_model=None)
-    def chat(body: ChatIn) -> dict[str, Any] | StreamingResponse:
+    def chat(body: ChatIn, request: Request) -> dict[str, Any] | StreamingResponse:
         """Answer the conversation's last user message from the documents, with citations."""
         turns = [m.text() for m in body.messages if m.role == "user" and m.text().strip()]
         if not turns:
@@ -75,7 +76,8 @@ def router(ctx: Context) -> APIRouter:
         if len(turns[-1]) > MAX_QUESTION:
             raise ApiError(400, "bad_request", f"the last user message is {len(turns[-1])} characters, over the "
                                                f"{MAX_QUESTION} a question may have; ask a shorter question")
-        kotae, answer_stream = ctx.door(body.model)
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        kotae, answer_stream = ctx.door(body.model, presented_keys(headers, COLLECTION_KEY_HEADER))
         pairs = _pairs(body.messages)
         query, _ = kotae.follow_up(pairs[:-1], pairs[-1][0])  # as conversations do: LLM rewrite, else carried topic
         events = answer_stream(query)

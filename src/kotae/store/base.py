@@ -72,6 +72,11 @@ class Store(ABC):
 
     location: str
 
+    @property
+    def address(self) -> str:
+        """Where to open this store again (`location` with the password a URL may carry)."""
+        return self.location
+
     @abstractmethod
     def bind_model(self, model_id: str) -> None:
         """Record the embedding model of a new index, or refuse one built with another model."""
@@ -166,6 +171,12 @@ class Store(ABC):
     def history(self) -> History:
         """The index's conversations and answer feedback (`kotae.store.conversations`)."""
         raise NotImplementedError(f"{type(self).__name__} keeps no conversations or feedback")
+
+    def drop(self) -> None:
+        """Delete the whole index, everything in it, and close the store (a collection being deleted)."""
+        from kotae.errors import ConfigError
+
+        raise ConfigError(f"{type(self).__name__} cannot delete an index; delete {self.location} by hand")
 
     def index_version(self) -> str:
         return f"kotae-{SCHEMA_VERSION}:{self.meta('model') or '?'}:{self.generation()}"

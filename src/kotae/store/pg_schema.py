@@ -95,6 +95,25 @@ def _target_schema(conn: Any) -> str:
     return str(name)
 
 
+def drop(conn: Any) -> None:
+    """Drop the index's schema with everything in it (a collection deleted)."""
+    from psycopg import sql
+
+    name = _target_schema(conn)
+    if name == "public":
+        raise ConfigError("the index lives in the schema public, which kotae never drops; "
+                          "drop its tables by hand")
+    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+
+
+def schemas(conn: Any, prefix: str) -> list[str]:
+    """The schemas whose names start with `prefix` and that hold a kotae index."""
+    rows = conn.execute("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s) "
+                        "AND to_regclass(quote_ident(nspname) || '.kotae_schema') IS NOT NULL ORDER BY nspname",
+                        (prefix,)).fetchall()
+    return [r[0] for r in rows]
+
+
 def _ensure_schema(conn: Any) -> None:
     """Create the collection's schema named first on the search path (?options=-csearch_path%3Dhr,public)."""
     import psycopg

@@ -303,7 +303,18 @@ class PostgresStore(Store):
         with self._pool.connection() as conn, conn.transaction():
             yield conn
 
+    @property
+    def address(self) -> str:
+        return self._pool.url
+
     def close(self) -> None:
+        self._pool.close()
+
+    def drop(self) -> None:
+        """Delete the index's schema (the first on the URL's search path) with every table in it; never
+        `public`, which holds pgvector and may hold other things."""
+        with self._pool.connection() as conn:
+            pg_schema.drop(conn)
         self._pool.close()
 
 

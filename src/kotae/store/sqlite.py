@@ -300,6 +300,13 @@ class SQLiteStore(Store):
         with self._lock:
             self._db.close()
 
+    def drop(self) -> None:
+        """Close the index and delete its folder with everything in it (its uploads too)."""
+        import shutil
+
+        self.close()
+        shutil.rmtree(self.location)
+
 
 @register("sqlite")
 def _open(location: str) -> Store:
