@@ -77,6 +77,20 @@ def test_each_collection_answers_from_its_own_documents(c):
     assert stream.headers["content-type"].startswith("text/event-stream") and "parking.md" in stream.text
 
 
+def test_conversations_and_feedback_belong_to_their_collection(c):
+    conv = c.post("/collections/visitors/conversations", json={}).json()
+    r = c.post(f"/collections/visitors/conversations/{conv['id']}/messages",
+               json={"question": "Where do visitors park?"}).json()
+    assert r["conversation_id"] == conv["id"] and files(r) == {"parking.md"}
+    assert [x["id"] for x in c.get("/collections/visitors/conversations").json()] == [conv["id"]]
+    assert conv["id"] not in [x["id"] for x in c.get("/conversations").json()]  # not the default collection's
+    assert c.get(f"/conversations/{conv['id']}").status_code == 404
+    fb = {"question": "Where do visitors park?", "rating": "up", "message_id": r["message_id"], "cited": []}
+    assert c.post("/collections/visitors/feedback", json=fb).status_code == 201
+    assert [x["question"] for x in c.get("/collections/visitors/feedback").json()] == ["Where do visitors park?"]
+    assert c.get("/feedback").json() == []
+
+
 def test_a_collection_key_is_asked_for_on_top_of_the_servers(c, server):
     ask = {"question": "How many days of paid leave?"}
     r = c.post("/collections/hr/query", json=ask)
