@@ -599,7 +599,7 @@ def test_uploads_saved_but_not_indexed_are_resumed_at_start(tmp_path):
     (up / ".upload-abc.part").write_bytes(b"half a file")
     store = open_store(str(tmp_path / "index"))
     try:
-        with serve_in_thread(app_for(store, upload_dir=str(up))) as url, httpx.Client(base_url=url) as c:
+        with serve_in_thread(app_for(store, upload_dir=str(up))) as url, httpx.Client(base_url=url, timeout=120) as c:
             wait_for(lambda: [d["status"] for d in c.get("/documents").json()] == ["indexed"])
         assert sorted(os.listdir(up)) == ["left-over.md"]
     finally:
@@ -624,7 +624,7 @@ def test_errors_during_answering_reach_the_client_in_the_error_shape(tmp_path):
     apps = [app_for(store, upload_dir=str(tmp_path / "up"), answer_stream=s)
             for s in (breaks_after_retrieval, breaks_at_once)]
     try:
-        with serve_in_thread(apps[0]) as url, httpx.Client(base_url=url) as c:
+        with serve_in_thread(apps[0]) as url, httpx.Client(base_url=url, timeout=120) as c:
             upload(c, "office-rules.md", RULES_MD)
             evs = events(c.post("/query/stream", json={"question": "When are salaries paid?"}))
             assert [n for n, _ in evs] == ["retrieval", "token", "error"]
@@ -632,7 +632,7 @@ def test_errors_during_answering_reach_the_client_in_the_error_shape(tmp_path):
                                             "the model at http://127.0.0.1:9/v1 did not answer (timed out); try again"}}
             assert_error(c.post("/query", json={"question": "When are salaries paid?"}), 500, "internal_error",
                          "did not answer (timed out)")
-        with serve_in_thread(apps[1]) as url, httpx.Client(base_url=url) as c:
+        with serve_in_thread(apps[1]) as url, httpx.Client(base_url=url, timeout=120) as c:
             for path in ("/query", "/query/stream"):
                 assert_error(c.post(path, json={"question": "x"}), 500, "internal_error",
                              "internal error (RuntimeError); see the server log")
@@ -660,7 +660,7 @@ def test_an_llm_answer_streams_through_the_same_events(tmp_path):
     store = open_store(str(tmp_path / "index"))
     try:
         with serve_in_thread(app_for(store, upload_dir=str(tmp_path / "up"), llm=llm)) as url, \
-                httpx.Client(base_url=url) as c:
+                httpx.Client(base_url=url, timeout=120) as c:
             upload(c, "office-rules.md", RULES_MD)
             evs = events(c.post("/query/stream", json={"question": "When are salaries paid?"}))
             assert [n for n, _ in evs] == ["retrieval", "token", "token", "token", "answer"]
