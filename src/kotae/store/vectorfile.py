@@ -84,10 +84,11 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
     counts = np.array([c for _, c in docs], dtype=np.int64)
     n, nd = int(counts.sum()), len(docs)
     layout = _layout(n, dim, nd)
-    sections, offset = {}, 0
+    sections: dict[str, tuple[int, str, list[int]]] = {}
+    offset = 0
     for name, (dtype, shape) in layout.items():
         offset = -(-offset // _ALIGN) * _ALIGN
-        sections[name] = [offset, dtype, list(shape)]
+        sections[name] = (offset, dtype, list(shape))
         offset += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     header = json.dumps({"generation": generation, "model": model, "n": n, "dim": dim,
                          "doc_ids": [d for d, _ in docs], "sections": sections}).encode()
