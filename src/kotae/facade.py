@@ -181,6 +181,7 @@ class Kotae(Conversations):
                              names=names, read=read_isolated if isolated else None)
         if report.indexed:
             self.self_calibrate()
+            self.store.vector_file()  # built now (if calibration did not), so a one-shot `ask` only maps it
         return report
 
     @staticmethod

@@ -11,7 +11,7 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
-from kotae.search.dense import DenseIndex
+from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import add_weighted, arm_trust, rrf
 from kotae.search.gate import GateDecision, GateSettings, absent_terms, coverage, decide, explain
 from kotae.search.lowinfo import demote, information
@@ -47,16 +47,19 @@ class Searcher:
         self.settings = settings or SearchSettings()
         self.reranker = reranker
         self.fixed_gate = fixed_gate  # the settings' thresholds win over the index's calibration
-        self._dense: DenseIndex | None = None
+        self._dense: DenseIndex | QuantizedIndex | None = None
         self._info: dict[int, float] = {}
         self._info_generation = -1
         self._generation = -1
 
-    def dense_index(self) -> DenseIndex:
-        """The in-memory matrix, reloaded lazily when the store has changed since it was loaded."""
+    def dense_index(self) -> DenseIndex | QuantizedIndex:
+        """The store's memory-mapped vector file (else its matrix in memory), opened lazily at the first
+        search and again when the store has changed since."""
         gen = self.store.generation()
         if self._dense is None or gen != self._generation:
-            self._dense = DenseIndex(self.store.dense_matrix())
+            vf = self.store.vector_file()
+            self._dense = (QuantizedIndex(vf, self.store.exact_vectors) if vf is not None
+                           else DenseIndex(self.store.dense_matrix()))
             self._generation = gen
         return self._dense
 

@@ -12,6 +12,7 @@ from kotae.types import Chunk, DocumentInfo, PageWords
 
 if TYPE_CHECKING:
     from kotae.store.conversations import History
+    from kotae.store.vectorfile import VectorFile
 
 SCHEMA_VERSION = 1
 STORES: dict[str, Callable[[str], Store]] = {}
@@ -136,6 +137,15 @@ class Store(ABC):
         """Top-k (rowid, cosine) among chunks of `doc_ids` (all when None), and the top similarity's
         margin over the mean similarity of the searched chunks (the gate's signal)."""
         raise NotImplementedError(f"{type(self).__name__} searches through dense_matrix()")
+
+    def vector_file(self) -> VectorFile | None:
+        """A memory-mapped int8 + sign-bit copy of the vectors for this generation (searched in process with
+        exact rescoring through `exact_vectors`); None: the Searcher searches `dense_matrix()` instead."""
+        return None
+
+    def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids found, their float32 vectors), for the stores that give a `vector_file`."""
+        raise NotImplementedError(f"{type(self).__name__} has no vector file")
 
     @abstractmethod
     def keyword_search(

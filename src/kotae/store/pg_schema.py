@@ -157,6 +157,12 @@ def _ensure_pgvector(conn: Any) -> None:
                           f"add it to the URL, e.g. ?options=-csearch_path%3Dmyschema,{row[1]}")
 
 
+def pgvector_version(conn: Any) -> tuple[int, ...]:
+    """The installed pgvector's version, e.g. (0, 8, 0); () when it is missing."""
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return tuple(int(p) for p in row[0].split(".")[:3] if p.isdigit()) if row else ()
+
+
 def ensure_dimension(conn: Any, dim: int, index: bool = True) -> None:
     """Fix the embedding column to `dim` and build its HNSW index, once, before the first vector."""
     if _dimension(conn) == dim:

@@ -30,6 +30,7 @@ from kotae.types import Chunk, DocumentInfo, PageWords
 # HNSW candidate list, at least k; a larger hnsw.ef_search set for the connection (in the URL:
 # ?options=-chnsw.ef_search%3D400) wins. bench/postgres.py measures recall against exact search.
 EF_SEARCH = 200
+ITERATIVE_SCAN = (0, 8, 0)  # hnsw.iterative_scan arrived in pgvector 0.8.0
 EXACT_MAX = 20_000  # a filter admitting at most this many chunks is searched exactly, never approximately
 _RETRIES = 5  # a transaction chosen as a deadlock victim is retried (locks are taken in one order anyway)
 _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
@@ -45,6 +46,8 @@ class PostgresStore(Store):
         self._pool = Connections(url)
         with self._pool.connection() as conn:
             pg_schema.migrate(conn)
+            # pgvector ≥ 0.8 scans the HNSW graph on until a filter has let k rows through
+            self._iterative = pg_schema.pgvector_version(conn) >= ITERATIVE_SCAN
         self._pool.close()  # connections opened before the vector type existed cannot read vectors
         self._pool.registered = True
         self._bulk = False
@@ -240,8 +243,11 @@ class PostgresStore(Store):
                 ef = min(1000, max(k, EF_SEARCH, int(asked or 0), math.ceil(k * n_all / n)))
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
                 where = "" if doc_ids is None else "WHERE doc_id = ANY(%(docs)s)"
+                if doc_ids is not None and self._iterative:  # rows come nearly in order: sorted below
+                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
                 rows = conn.execute(f"SELECT rowid, 1 - (embedding <=> %(q)s) FROM chunks {where} "
                                     "ORDER BY embedding <=> %(q)s LIMIT %(k)s", args).fetchall()
+                rows.sort(key=lambda r: (-r[1], r[0]))
                 if doc_ids is not None and len(rows) < min(k, n):
                     rows = exact_search(conn, args)  # the filter left too few of the approximate candidates
         hits = [(int(r), float(s)) for r, s in rows]

@@ -12,9 +12,10 @@ import numpy as np
 
 from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
-from kotae.store import conversations
+from kotae.store import conversations, sqlite_vectors
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
 from kotae.store.conversations import History
+from kotae.store.vectorfile import VectorFile
 from kotae.types import Chunk, DocumentInfo, PageWords
 
 _SCHEMA = """
@@ -210,6 +211,13 @@ class SQLiteStore(Store):
         rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
         return DenseMatrix(rowids, flat.reshape(len(rows), -1), np.array([r[1] for r in rows], dtype=object))
+
+    def vector_file(self) -> VectorFile | None:
+        return sqlite_vectors.current(self.path, self.generation(), self.meta("model") or "")
+
+    def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            return sqlite_vectors.exact_vectors(self._db, rowids)
 
     def keyword_search(self, tokens, limit, doc_ids) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
         terms = list(dict.fromkeys(t for t in tokens if t))

@@ -1,0 +1,165 @@
+"""A compact, memory-mapped copy of an index's vectors for dense search at a million chunks.
+
+One file beside the SQLite database, rebuilt from it when the index's generation moves on. Rows are
+ordered by (document, rowid), so one document is one contiguous range and a filter is a set of ranges.
+Per row it holds int8 codes with one float scale (v ≈ scale · codes, 1 byte per dimension) and, for a
+first pass, the signs of the row minus the index's mean vector μ packed in 64-bit words (1 bit per
+dimension) with two floats, μ · v and |v − μ|: then q · v = μ · v + (q − μ) · (v − μ) + const, and the
+middle term is estimated from the angle the Hamming distance gives, |q − μ| |v − μ| cos(π h / dim). Per document it holds the float sum of its vectors (the gate's mean similarity over
+any set of documents is exact). At 1M × 384 that is ~445 MB, paged in by the OS as it is read: opening the
+file costs nothing, so a one-shot `kotae ask` does not pay for the whole matrix.
+
+Layout: 8-byte magic, 4-byte header length, a JSON header (sections with offsets), then the sections,
+each aligned to 4 KiB.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+MAGIC = b"KOTAEVF1"
+_ALIGN = 4096
+
+
+@dataclass(frozen=True)
+class VectorFile:
+    """The sections of one vector file (read-only arrays over the mapping)."""
+
+    generation: int
+    model: str
+    doc_ids: list[str]  # sorted; document code = position
+    doc_start: np.ndarray  # int64 (docs + 1): rows of document c are doc_start[c]:doc_start[c + 1]
+    rowids: np.ndarray  # int64 (n,)
+    scales: np.ndarray  # float32 (n,)
+    codes: np.ndarray  # int8 (n, dim)
+    bits: np.ndarray  # uint64 (words, n): column-major, so each word is one contiguous pass
+    mean: np.ndarray  # float32 (dim,): subtracted before taking signs
+    offset: np.ndarray  # float32 (n,): mean · v
+    spread: np.ndarray  # float32 (n,): |v - mean|
+    total: np.ndarray  # float64 (dim,): sum of all vectors
+    doc_sums: np.ndarray  # float32 (docs, dim)
+
+    def __len__(self) -> int:
+        return len(self.rowids)
+
+    @property
+    def dim(self) -> int:
+        return int(self.codes.shape[1]) if self.codes.ndim == 2 else 0
+
+
+def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 codes and per-row scales with v ≈ scale · codes (symmetric, the row's max magnitude → 127)."""
+    v = np.asarray(vectors, dtype=np.float32)
+    scale = np.abs(v).max(axis=1) / 127.0
+    scale[scale == 0] = 1.0
+    return np.rint(v / scale[:, None]).astype(np.int8), scale.astype(np.float32)
+
+
+def sign_words(centred: np.ndarray, words: int) -> np.ndarray:
+    """Signs (> 0) of each row packed into `words` uint64 words, shape (rows, words)."""
+    packed = np.packbits(np.atleast_2d(centred) > 0, axis=1)
+    out = np.zeros((packed.shape[0], words * 8), np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view(np.uint64)
+
+
+def _layout(n: int, dim: int, docs: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    words = max(1, -(-dim // 64))
+    return {"doc_start": ("<i8", (docs + 1,)), "rowids": ("<i8", (n,)), "scales": ("<f4", (n,)),
+            "codes": ("i1", (n, dim)), "bits": ("<u8", (words, n)), "mean": ("<f4", (dim,)),
+            "offset": ("<f4", (n,)), "spread": ("<f4", (n,)),
+            "total": ("<f8", (dim,)), "doc_sums": ("<f4", (docs, dim))}
+
+
+def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str, int]],
+          blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Write the file for `docs` ((doc id, rows), sorted by id) from `blocks` of (rowids, float vectors)
+    in (document, rowid) order; atomically (a temporary file renamed over `path`)."""
+    counts = np.array([c for _, c in docs], dtype=np.int64)
+    n, nd = int(counts.sum()), len(docs)
+    layout = _layout(n, dim, nd)
+    sections: dict[str, tuple[int, str, list[int]]] = {}
+    offset = 0
+    for name, (dtype, shape) in layout.items():
+        offset = -(-offset // _ALIGN) * _ALIGN
+        sections[name] = (offset, dtype, list(shape))
+        offset += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    header = json.dumps({"generation": generation, "model": model, "n": n, "dim": dim,
+                         "doc_ids": [d for d, _ in docs], "sections": sections}).encode()
+    base = -(-(12 + len(header)) // _ALIGN) * _ALIGN
+    fd, tmp = tempfile.mkstemp(prefix=".vectors-", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + struct.pack("<I", len(header)) + header)
+            f.truncate(base + max(offset, 1))
+        mm = np.memmap(tmp, dtype=np.uint8, mode="r+")
+        arr = {k: _view(mm, base, *s) for k, s in sections.items()}
+        _fill(arr, counts, blocks)
+        mm.flush()
+        del arr, mm
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
+    arr["doc_start"][0] = 0
+    np.cumsum(counts, out=arr["doc_start"][1:])
+    doc_of_row = np.repeat(np.arange(len(counts)), counts)
+    sums = np.zeros(arr["doc_sums"].shape, np.float64)
+    total = np.zeros(arr["total"].shape, np.float64)
+    lo = 0
+    for rowids, vectors in blocks:  # pass 1: codes, scales, sums
+        hi = lo + len(rowids)
+        v = np.asarray(vectors, dtype=np.float32)
+        arr["rowids"][lo:hi] = rowids
+        arr["codes"][lo:hi], arr["scales"][lo:hi] = quantize(v)
+        docs = doc_of_row[lo:hi]
+        starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
+        sums[docs[starts]] += np.add.reduceat(v.astype(np.float64), starts, axis=0)
+        total += v.sum(axis=0, dtype=np.float64)
+        lo = hi
+    if lo != len(doc_of_row):
+        raise ValueError(f"vector file: {lo} rows written, {len(doc_of_row)} expected")
+    arr["doc_sums"][:] = sums
+    arr["total"][:] = total
+    mean = (total / max(lo, 1)).astype(np.float32)
+    arr["mean"][:] = mean
+    words = arr["bits"].shape[0]
+    for a in range(0, lo, 65536):  # pass 2: signs around the mean
+        b = min(lo, a + 65536)
+        centred = arr["codes"][a:b].astype(np.float32) * arr["scales"][a:b, None] - mean
+        arr["bits"][:, a:b] = sign_words(centred, words).T
+        arr["offset"][a:b] = centred @ mean + mean @ mean
+        arr["spread"][a:b] = np.linalg.norm(centred, axis=1)
+
+
+def _view(mm: np.memmap, base: int, offset: int, dtype: str, shape: list[int]) -> np.ndarray:
+    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    return mm[base + offset : base + offset + size].view(dtype).reshape(shape)
+
+
+def load(path: str) -> VectorFile | None:
+    """Map the file read-only; None when it is missing or not a vector file of this version."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+            if len(head) < 12 or head[:8] != MAGIC:
+                return None
+            size = struct.unpack("<I", head[8:])[0]
+            header = json.loads(f.read(size))
+    except (OSError, ValueError):
+        return None
+    base = -(-(12 + size) // _ALIGN) * _ALIGN
+    mm = np.memmap(path, dtype=np.uint8, mode="r")
+    arr = {k: _view(mm, base, *s) for k, s in header["sections"].items()}
+    return VectorFile(generation=int(header["generation"]), model=header["model"], doc_ids=header["doc_ids"],
+                      **arr)
