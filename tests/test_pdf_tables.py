@@ -11,9 +11,11 @@ from reportlab.pdfgen import canvas
 from reportlab.platypus import Table, TableStyle
 
 from kotae.chunking import chunk_document
+from kotae.ingest.cover import filing_context
 from kotae.ingest.pdf import read_pdf
 from kotae.ingest.pdf_table_pages import looks_tabular
 from kotae.ingest.pdf_tables import Word, find_tables, is_number, lines_from_words
+from kotae.pipeline import embed_text
 
 TITLE = "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS"
 STATEMENT = [  # (label, indent, values) — a label without values heads the rows under it
@@ -136,3 +138,41 @@ def test_two_columns_of_prose_are_not_a_table():
             words.append(Word(w, 50 + 25 * j, y, 72 + 25 * j, y + 10))
             words.append(Word(w, 320 + 25 * j, y, 342 + 25 * j, y + 10))
     assert find_tables(lines_from_words(words)) == []
+
+
+COVER = ["UNITED STATES", "SECURITIES AND EXCHANGE COMMISSION", "FORM 10-Q",
+         "For the quarterly period ended June 25, 2022", "Commission File Number: 001-36743", "EXAMPLE WIDGETS, INC.",
+         "(Exact name of Registrant as specified in its charter)"]
+
+
+def test_a_filing_cover_names_the_registrant_form_and_period():
+    assert filing_context(["\n".join(COVER), "page two"]) == (
+        "Example Widgets, Inc. Form 10-Q, quarterly period ended June 25, 2022")
+    no_note = [line for line in COVER if not line.startswith("(Exact")]  # the name follows the file number
+    assert filing_context(["\n".join(no_note)]).startswith("Example Widgets, Inc. Form 10-Q")
+    assert filing_context(["Annual report\nOur company had a good year."]) == ""
+    assert filing_context(["FORM 10-Q\nFor the quarterly period ended June 25, 2022"]) == ""  # no registrant
+
+
+def test_statement_rows_of_a_filing_carry_its_registrant_and_period_into_what_is_searched(tmp_path: Path):
+    path = tmp_path / "filing.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter)
+    c.setFont("Helvetica", 10)
+    for i, line in enumerate(COVER):
+        c.drawString(60, 720 - 14 * i, line)
+    c.showPage()
+    _statement(c)
+    c.showPage()
+    c.save()
+    doc = read_pdf(str(path), path.read_bytes())
+    context = "Example Widgets, Inc. Form 10-Q, quarterly period ended June 25, 2022"
+    rows = [s for s in doc.sections if s.kind == "rows" and s.page == 2]
+    assert rows and all(s.heading[0] == context and s.heading[-1] == TITLE for s in rows)
+    assert all(s.heading[:1] != (context,) for s in doc.sections if s.kind != "rows")  # prose keeps its path
+    chunks = chunk_document(doc, "d", "filing.pdf", count_tokens=lambda t: len(t.split()) + 4, max_tokens=90)
+    row_chunk = next(ch for ch in chunks if ch.page == 2 and ch.rows)
+    searched = embed_text(row_chunk)
+    assert searched.startswith(f"{context} › ") and TITLE in searched.split("\n")[0]
+    assert searched.endswith(row_chunk.text)
+    prose = next(ch for ch in chunks if not ch.rows)
+    assert embed_text(prose) == prose.text  # text chunks are searched as they read

@@ -103,10 +103,14 @@ def doc_id_for(path: str) -> str:
 
 def embed_text(chunk: Chunk, contextual_prefix: bool = False) -> str:
     """What the embedder and the keyword index see: width-normalised text, optionally after a
-    contextual prefix naming the file and heading path (the displayed and cited text stays as is)."""
+    contextual prefix naming the file and heading path (the displayed and cited text stays as is).
+    Table rows (chunks with a row range) always come after their heading path: a row alone says neither
+    which table, whose document nor which period it belongs to (bench/results/pdf_tables_context.md)."""
     if contextual_prefix:
         head = " › ".join((os.path.splitext(os.path.basename(chunk.file))[0], *chunk.heading))
         return normalize_width(f"{head}\n{chunk.text}")
+    if chunk.rows is not None and chunk.heading:
+        return normalize_width(" › ".join(chunk.heading) + "\n" + chunk.text)
     return normalize_width(chunk.text)
 
 

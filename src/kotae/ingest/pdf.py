@@ -14,6 +14,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.errors import DocumentError, EncryptedDocument
 from kotae.ingest import clean, pdf_table_pages
+from kotae.ingest.cover import filing_context
 from kotae.ingest.layout import sections_from_headings
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
 from kotae.ingest.pdf_headings import classify_pages
@@ -213,7 +214,8 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read})
     fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
     sections = sections_from_headings(pages, classify_pages(pages, fonts))
-    sections = mark_ocr(pdf_table_pages.row_sections(sections, pages, placed), set(outcome.read))
+    rows = pdf_table_pages.row_sections(sections, pages, placed, filing_context(pages) if placed else "")
+    sections = mark_ocr(rows, set(outcome.read))
     words = tuple(page_words(n, outcome.read[n], pages[n - 1], 72 / options.dpi, "pt") for n in sorted(outcome.read))
     return ParsedDocument(
         path=path,

@@ -175,9 +175,11 @@ def _shifted(p: Placed, page: int, span: tuple[int, int], delta: int) -> Placed:
     return Placed(p.page, p.title, tuple((a + delta, b + delta) for a, b in p.rows))
 
 
-def row_sections(sections: Sequence[Section], pages: Sequence[str], placed: Sequence[Placed]) -> list[Section]:
+def row_sections(sections: Sequence[Section], pages: Sequence[str], placed: Sequence[Placed],
+                 context: str = "") -> list[Section]:
     """Sections with each placed table's rows cut out as "rows" sections (one per row, numbered within
-    the table, heading path + the table's title); the text around them stays as it was."""
+    the table, heading path + the table's title, after `context` when there is one: whose document and
+    which period, kotae.ingest.cover); the text around them stays as it was."""
     by_page: dict[int, list[Placed]] = {}
     for p in placed:
         by_page.setdefault(p.page, []).append(p)
@@ -193,6 +195,8 @@ def row_sections(sections: Sequence[Section], pages: Sequence[str], placed: Sequ
         for a, b, n, p in sorted(cuts, key=lambda c: c[0]):
             _text_part(out, sec, page, at, a)
             heading = sec.heading if not p.title or sec.heading[-1:] == (p.title,) else (*sec.heading, p.title)
+            if context and heading[:1] != (context,):
+                heading = (context, *heading)
             out.append(Section(sec.page, heading, page[a:b], a, rows=(n, n), kind="rows", ocr=sec.ocr))
             at = b
         _text_part(out, sec, page, at, sec.start + len(sec.text))
