@@ -24,6 +24,7 @@ from typing import Any, Self
 from kotae.answer.ask import ask_stream
 from kotae.answer.followup import retrieval_question
 from kotae.answer.llm import LLM, LLMError, get_llm
+from kotae.chunking import detect_lang
 from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
@@ -246,11 +247,11 @@ class Kotae:
     def calibrate(self, labelled: Iterable[tuple[str, bool]], max_false_refusal: float = 0.05) -> Calibration:
         """Fit the gate on your own (question, answerable) pairs and store the thresholds with the index; from
         then on the index never self-calibrates over them."""
-        samples = []
+        samples: list[tuple[float, ...]] = []
         pairs = list(labelled)
-        for (_, answerable), (margin, cov) in zip(pairs, self._signals([q for q, _ in pairs]), strict=True):
-            samples.append((answerable, margin, cov))
-        if all(a for a, _, _ in samples) or not any(a for a, _, _ in samples):
+        for (_, answerable), signal in zip(pairs, self._signals([q for q, _ in pairs]), strict=True):
+            samples.append((answerable, *signal[1:]))
+        if all(s[0] for s in samples) or not any(s[0] for s in samples):
             raise ConfigError("calibration needs both answerable and unanswerable questions")
         before = evaluate(samples, self.searcher.gate_settings())
         fitted, after = calibrate(samples, max_false_refusal)
@@ -273,30 +274,36 @@ class Kotae:
         if not (force and current.source != "user" and chunks) and not autocal.needs_fit(current, chunks):
             return None
         texts = [t for _, t in self.store.chunk_texts()]
+        self.store.set_meta("corpus_langs", json.dumps(autocal.languages(texts)))
         negatives = autocal.negatives()
         positive = self._signals(autocal.pseudo_questions(texts, noise=negatives))
         if not positive:
             return None
         negative = self._signals(negatives)
-        fitted, st = autocal.fit(positive, negative, chunks)
-        self._store_gate(fitted, st)
+        fitted, own, st = autocal.fit_by_language(positive, negative, chunks)
+        self._store_gate(fitted, st, own)
         return st
 
-    def _signals(self, questions: Sequence[str]) -> list[tuple[float, float]]:
-        """The gate's (margin, coverage) for each question, as `search` computes them (queries embedded at once)."""
+    def _signals(self, questions: Sequence[str]) -> list[autocal.Signal]:
+        """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
+        margin, coverage, absent share, the corpus' share of that language."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
-        out = []
+        out: list[autocal.Signal] = []
         for q, vec in zip(questions, self.embedder.queries(questions), strict=True):
             gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
-            out.append((gate.margin, gate.coverage))
+            lang = detect_lang(q)
+            out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,
+                        gate.lang_share))
         return out
 
     def _chunk_count(self) -> int:
         return self.store.document_frequencies([])[1]
 
-    def _store_gate(self, settings: GateSettings, st: autocal.CalibrationState) -> None:
+    def _store_gate(self, settings: GateSettings, st: autocal.CalibrationState,
+                    by_language: Mapping[str, GateSettings] | None = None) -> None:
         self.store.set_meta("gate", json.dumps(settings.to_dict()))
+        self.store.set_meta("gate_by_lang", json.dumps({k: v.to_dict() for k, v in (by_language or {}).items()}))
         self.store.set_meta(autocal.META, json.dumps(st.to_dict()))
 
     def page_image(self, doc_id: str, page: int, highlight: Sequence[str] = (), scale: float = 1.5) -> PageImage:

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from importlib.resources import files
 
-from kotae.chunking import split_sentences
+from kotae.chunking import detect_lang, split_sentences
 from kotae.config import GateSettings
-from kotae.search.gate import GateStats, calibrate, evaluate
+from kotae.search.gate import GateStats, calibrate, decide, evaluate
 
 POSITIVES = 200  # pseudo-questions per fit (fewer on a small index: one per sentence sampled)
 MAX_FALSE_REFUSAL = 0.05
@@ -49,6 +50,8 @@ class CalibrationState:
     fitted_at: str = ""
     min_margin: float | None = None
     min_coverage: float | None = None
+    max_absent: float | None = None
+    by_language: dict[str, dict[str, float]] | None = None  # thresholds of their own for ja / en questions
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -79,7 +82,10 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
     contiguous span of `SPAN` of its words (or characters, in unspaced text) at a random place, with `NOISE` of
     them replaced by pieces of `noise` texts. Pure and deterministic for a seed."""
     rng = random.Random(seed)
-    pieces = [w for t in noise for w in t.replace("？", " ").replace("?", " ").split() if len(w) > 2]
+    # noise of the pseudo-question's own kind: English words into spaced text, Japanese text into unspaced
+    # (a whole unspaced Japanese question taken as one "word" would turn a positive into a negative)
+    pieces = [w for t in noise if detect_lang(t) == "en" for w in t.replace("?", " ").split() if len(w) > 2]
+    unspaced = [t for t in noise if detect_lang(t) in ("ja", "mixed")]
     order = list(range(len(texts)))
     rng.shuffle(order)
     out: list[str] = []
@@ -103,13 +109,19 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
             start = rng.randrange(0, len(s) - size + 1)
             q = s[start : start + size].strip()
             swap = int(len(q) * NOISE)
-            if noise and swap:
+            if unspaced and swap:
                 at = rng.randrange(0, len(q) - swap + 1)
-                q = q[:at] + rng.choice(noise)[:swap] + q[at + swap :]
+                q = q[:at] + rng.choice(unspaced)[:swap] + q[at + swap :]
             out.append(q)
         if len(out) >= n:
             break
     return out
+
+
+def languages(texts: Sequence[str]) -> dict[str, int]:
+    """How many chunks are in each language (`detect_lang`): an English question over Japanese documents has
+    no keyword evidence, which the gate must not read as "absent"."""
+    return dict(Counter(detect_lang(t) for t in texts))
 
 
 def state(meta: str | None) -> CalibrationState:
@@ -128,12 +140,46 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
     return abs(chunks - current.chunks) > REFIT_GROWTH * max(current.chunks, 1)
 
 
-def fit(positive: Sequence[tuple[float, float]], negative: Sequence[tuple[float, float]], chunks: int,
+Signal = tuple[str, float, float, float, float]  # (language, margin, coverage, absent share, language share)
+MIN_PER_LANGUAGE = 20  # pseudo-questions a language needs for thresholds of its own
+
+
+def fit(positive: Sequence[Sequence[float | str]], negative: Sequence[Sequence[float | str]], chunks: int,
         max_false_refusal: float = MAX_FALSE_REFUSAL) -> tuple[GateSettings, CalibrationState]:
-    """Thresholds from the (margin, coverage) of pseudo-questions and of the bundled negatives."""
-    samples = [(True, m, c) for m, c in positive] + [(False, m, c) for m, c in negative]
+    """Thresholds from the gate's evidence for pseudo-questions and for the bundled negatives: (margin,
+    coverage) pairs or `Signal`s (the language is left out here: `fit_by_language` uses it)."""
+    samples = [(True, *_numbers(p)) for p in positive] + [(False, *_numbers(n)) for n in negative]
     settings, stats = calibrate(samples, max_false_refusal)
     return settings, _state(settings, stats, chunks)
+
+
+def fit_by_language(positive: Sequence[Signal], negative: Sequence[Signal], chunks: int,
+                    max_false_refusal: float = MAX_FALSE_REFUSAL
+                    ) -> tuple[GateSettings, dict[str, GateSettings], CalibrationState]:
+    """`fit` on all questions, and again for each language with `MIN_PER_LANGUAGE` pseudo-questions: a
+    Japanese question's margin over a mostly English corpus is larger than an English one's (the few
+    Japanese chunks stand out), so one threshold for both refuses too little of one language."""
+    pooled, st = fit(positive, negative, chunks, max_false_refusal)
+    own: dict[str, GateSettings] = {}
+    for lang in ("ja", "en"):
+        pos = [p for p in positive if p[0] == lang]
+        neg = [n for n in negative if n[0] == lang]
+        if len(pos) >= MIN_PER_LANGUAGE and neg:
+            own[lang] = fit(pos, neg, chunks, max_false_refusal)[0]
+    if own:  # the state reports what the per-language gates do on all the questions
+        samples = [(True, *_numbers(p)) for p in positive] + [(False, *_numbers(n)) for n in negative]
+        langs = [str(p[0]) for p in positive] + [str(n[0]) for n in negative]
+        refused = [not decide(0.0, x[1], x[2], own.get(lang, pooled), absent=x[3], lang_share=x[4]).found
+                   for x, lang in zip(samples, langs, strict=True)]
+        n_pos = len(positive)
+        st = replace(st, refused_positives=round(sum(refused[:n_pos]) / max(n_pos, 1), 4),
+                     refused_negatives=round(sum(refused[n_pos:]) / max(len(negative), 1), 4),
+                     by_language={k: v.to_dict() for k, v in own.items()})
+    return pooled, own, st
+
+
+def _numbers(signal: Sequence[float | str]) -> tuple[float, ...]:
+    return tuple(float(x) for x in signal if not isinstance(x, str))
 
 
 def _state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
@@ -141,7 +187,7 @@ def _state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibration
         "auto", chunks, stats.answerable, stats.unanswerable,
         round(stats.recall, 4), round(stats.false_refusal_rate, 4),
         datetime.now(UTC).isoformat(timespec="seconds"), round(settings.min_margin, 6),
-        round(settings.min_coverage, 6))
+        round(settings.min_coverage, 6), round(settings.max_absent, 6))
 
 
 def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
@@ -151,5 +197,5 @@ def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibra
                             round(settings.min_margin, 6), round(settings.min_coverage, 6))
 
 
-__all__ = ["META", "CalibrationState", "evaluate", "fit", "needs_fit", "negatives", "pseudo_questions", "state",
-           "user_state"]
+__all__ = ["META", "CalibrationState", "Signal", "evaluate", "fit", "fit_by_language", "languages", "needs_fit",
+           "negatives", "pseudo_questions", "state", "user_state"]
