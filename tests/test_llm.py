@@ -9,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -441,3 +442,12 @@ def test_a_complete_question_tells_the_llm_nothing_missing(server, searcher):
     (req,) = server.requests
     assert "do not state" not in req["messages"][1]["content"]
     assert a.completeness == "complete" and a.missing == ()
+
+
+def test_passages_in_the_query_reply_are_mended_for_reading(searcher):
+    from kotae.server.query import retrieval
+
+    hit = searcher.search("賃金の支払日はいつですか")
+    reply = retrieval(replace(hit, hits=[replace(h, chunk=replace(h.chunk, text="翌月25日に支\n払う。"))
+                                        for h in hit.hits[:1]]))
+    assert reply["hits"][0]["text"] == "翌月25日に支払う。"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Self
 
 from kotae.answer.ask import ask_stream
+from kotae.answer.extractive import readable
 from kotae.answer.followup import retrieval_question
 from kotae.answer.llm import LLM, LLMError, get_llm
 from kotae.chunking import detect_lang
@@ -42,7 +43,7 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "shown", "supported_types"]
+__all__ = ["LLM", "Calibration", "Embedder", "Filter", "Kotae", "LLMError", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "readable", "retrieval_question", "shown", "supported_types"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
