@@ -86,19 +86,20 @@ def rate(flags: list[bool]) -> float | None:
 
 
 def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
-    """Self-calibrate `k` afresh, then score each group of questions with the default and fitted thresholds."""
+    """Self-calibrate `k` afresh, then score each group of questions with the default and fitted thresholds
+    (with the absent-word check)."""
     t0 = time.perf_counter()
     state = k.self_calibrate(force=True)
     fit_s = time.perf_counter() - t0
-    fitted = k.searcher.gate_settings()
     out: dict = {"chunks": state.chunks if state else None, "calibration": state.to_dict() if state else None,
                  "calibration_seconds": round(fit_s, 1), "groups": {}}
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
-        for label, gs in (("default", GateSettings()), ("auto", fitted)):
-            refused = [not decide(0.0, m, c, gs).found for m, c in signals]
-            row[label] = rate(refused)  # refused share: false refusals if answerable, else refusals wanted
+        default = [not decide(0.0, m, c, GateSettings()).found for _, m, c, _, _ in signals]
+        fitted = k.searcher.gate_settings()
+        auto = [not decide(0.0, m, c, fitted, absent=a, lang_share=ls).found for _, m, c, a, ls in signals]
+        row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
         out["groups"][name] = row
     return out
 

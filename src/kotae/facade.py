@@ -281,8 +281,8 @@ class Kotae:
         if not positive:
             return None
         negative = self._signals(negatives)
-        fitted, own, st = autocal.fit_by_language(positive, negative, chunks)
-        self._store_gate(fitted, st, own)
+        fitted, st = autocal.fit(positive, negative, chunks)
+        self._store_gate(fitted, st)
         return st
 
     def _signals(self, questions: Sequence[str]) -> list[autocal.Signal]:
@@ -301,10 +301,8 @@ class Kotae:
     def _chunk_count(self) -> int:
         return self.store.document_frequencies([])[1]
 
-    def _store_gate(self, settings: GateSettings, st: autocal.CalibrationState,
-                    by_language: Mapping[str, GateSettings] | None = None) -> None:
+    def _store_gate(self, settings: GateSettings, st: autocal.CalibrationState) -> None:
         self.store.set_meta("gate", json.dumps(settings.to_dict()))
-        self.store.set_meta("gate_by_lang", json.dumps({k: v.to_dict() for k, v in (by_language or {}).items()}))
         self.store.set_meta(autocal.META, json.dumps(st.to_dict()))
 
     def page_image(self, doc_id: str, page: int, highlight: Sequence[str] = (), scale: float = 1.5) -> PageImage:

@@ -16,13 +16,13 @@ import json
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib.resources import files
 
 from kotae.chunking import detect_lang, split_sentences
 from kotae.config import GateSettings
-from kotae.search.gate import GateStats, calibrate, decide, evaluate
+from kotae.search.gate import GateStats, calibrate, evaluate
 
 POSITIVES = 200  # pseudo-questions per fit (fewer on a small index: one per sentence sampled)
 MAX_FALSE_REFUSAL = 0.05
@@ -51,7 +51,6 @@ class CalibrationState:
     min_margin: float | None = None
     min_coverage: float | None = None
     max_absent: float | None = None
-    by_language: dict[str, dict[str, float]] | None = None  # thresholds of their own for ja / en questions
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -141,41 +140,16 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
 
 
 Signal = tuple[str, float, float, float, float]  # (language, margin, coverage, absent share, language share)
-MIN_PER_LANGUAGE = 20  # pseudo-questions a language needs for thresholds of its own
 
 
 def fit(positive: Sequence[Sequence[float | str]], negative: Sequence[Sequence[float | str]], chunks: int,
         max_false_refusal: float = MAX_FALSE_REFUSAL) -> tuple[GateSettings, CalibrationState]:
     """Thresholds from the gate's evidence for pseudo-questions and for the bundled negatives: (margin,
-    coverage) pairs or `Signal`s (the language is left out here: `fit_by_language` uses it)."""
+    coverage) pairs or `Signal`s (their language is not used: one set of thresholds for all questions; a fit
+    per language was tried and refused fewer off-topic questions, bench/README.md)."""
     samples = [(True, *_numbers(p)) for p in positive] + [(False, *_numbers(n)) for n in negative]
     settings, stats = calibrate(samples, max_false_refusal)
     return settings, _state(settings, stats, chunks)
-
-
-def fit_by_language(positive: Sequence[Signal], negative: Sequence[Signal], chunks: int,
-                    max_false_refusal: float = MAX_FALSE_REFUSAL
-                    ) -> tuple[GateSettings, dict[str, GateSettings], CalibrationState]:
-    """`fit` on all questions, and again for each language with `MIN_PER_LANGUAGE` pseudo-questions: a
-    Japanese question's margin over a mostly English corpus is larger than an English one's (the few
-    Japanese chunks stand out), so one threshold for both refuses too little of one language."""
-    pooled, st = fit(positive, negative, chunks, max_false_refusal)
-    own: dict[str, GateSettings] = {}
-    for lang in ("ja", "en"):
-        pos = [p for p in positive if p[0] == lang]
-        neg = [n for n in negative if n[0] == lang]
-        if len(pos) >= MIN_PER_LANGUAGE and neg:
-            own[lang] = fit(pos, neg, chunks, max_false_refusal)[0]
-    if own:  # the state reports what the per-language gates do on all the questions
-        samples = [(True, *_numbers(p)) for p in positive] + [(False, *_numbers(n)) for n in negative]
-        langs = [str(p[0]) for p in positive] + [str(n[0]) for n in negative]
-        refused = [not decide(0.0, x[1], x[2], own.get(lang, pooled), absent=x[3], lang_share=x[4]).found
-                   for x, lang in zip(samples, langs, strict=True)]
-        n_pos = len(positive)
-        st = replace(st, refused_positives=round(sum(refused[:n_pos]) / max(n_pos, 1), 4),
-                     refused_negatives=round(sum(refused[n_pos:]) / max(len(negative), 1), 4),
-                     by_language={k: v.to_dict() for k, v in own.items()})
-    return pooled, own, st
 
 
 def _numbers(signal: Sequence[float | str]) -> tuple[float, ...]:
@@ -197,5 +171,5 @@ def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibra
                             round(settings.min_margin, 6), round(settings.min_coverage, 6))
 
 
-__all__ = ["META", "CalibrationState", "Signal", "evaluate", "fit", "fit_by_language", "languages", "needs_fit",
+__all__ = ["META", "CalibrationState", "Signal", "evaluate", "fit", "languages", "needs_fit",
            "negatives", "pseudo_questions", "state", "user_state"]

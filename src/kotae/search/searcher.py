@@ -69,16 +69,10 @@ class Searcher:
             self._generation = gen
         return self._dense
 
-    def gate_settings(self, lang: str | None = None) -> GateSettings:
+    def gate_settings(self) -> GateSettings:
         """The thresholds calibrated for this index (by itself or `kotae calibrate`), else the settings'; the
-        settings' when they were set explicitly (`fixed_gate`). With `lang` (a question's `detect_lang`), the
-        self-calibration's thresholds for that language where it fitted some."""
+        settings' when they were set explicitly (`fixed_gate`)."""
         stored = None if self.fixed_gate else self.store.meta("gate")
-        if stored and lang is not None:
-            own = json.loads(self.store.meta("gate_by_lang") or "{}")
-            key = "ja" if lang in ("ja", "mixed") else lang
-            if key in own:
-                return GateSettings(**own[key])
         return GateSettings(**json.loads(stored)) if stored else self.settings.gate
 
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
@@ -245,7 +239,7 @@ class Searcher:
         absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens))
         lang = detect_lang(query)
         share = self.lang_share(lang)
-        decision = decide(top_sim, margin, cov, self.gate_settings(lang), absent=absent, lang_share=share)
+        decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share)
         decision = replace(decision, absent=absent, content=content, lang_share=share)
         if decision.found:
             return decision
