@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 from latency import build, sentences
 
-from kotae.answer import ask as ask_module
+from kotae.answer.ask import _extract
 from kotae.answer import extractive
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
@@ -88,7 +88,7 @@ def main() -> int:
                 res = s.search(q, mode="hybrid", top_k=5, vector=vec)
                 t[label].append((time.perf_counter() - t1) * 1000)
             t1 = time.perf_counter()
-            ask_module._extract(q, vec, res.hits, embedder, checked)
+            _extract(q, vec, res.hits, embedder, checked)
             t["answer with checks"].append((time.perf_counter() - t1) * 1000)
             t1 = time.perf_counter()
             plain_answer(q, vec, res.hits, checked)
