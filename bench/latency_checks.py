@@ -25,8 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 from latency import build, sentences
 
-from kotae.answer.ask import _extract
 from kotae.answer import extractive
+from kotae.answer.ask import _extract
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.metrics import percentile
