@@ -73,7 +73,8 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     answered: the dense margin decides alone)."""
     if absent >= settings.max_absent and lang_share >= MIN_LANG_SHARE:
         return GateDecision(False, similarity, margin, cov,
-                            f"absent words {absent:.0%} ≥ {settings.max_absent:.0%} of the question's")
+                            f"{absent:.0%} of the question's content words in no document ≥ "
+                            f"{settings.max_absent:.0%} (similarity margin {margin:.3f}, keyword coverage {cov:.2f})")
     if margin >= settings.min_margin:
         why = f"similarity margin {margin:.3f} ≥ {settings.min_margin}"
         return GateDecision(True, similarity, margin, cov, why)
