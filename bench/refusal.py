@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
@@ -85,19 +86,20 @@ def rate(flags: list[bool]) -> float | None:
 
 
 def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
-    """Self-calibrate `k` afresh, then score each group of questions with the default and fitted thresholds."""
+    """Self-calibrate `k` afresh, then score each group of questions with the default and fitted thresholds
+    (with the absent-word check)."""
     t0 = time.perf_counter()
     state = k.self_calibrate(force=True)
     fit_s = time.perf_counter() - t0
-    fitted = k.searcher.gate_settings()
     out: dict = {"chunks": state.chunks if state else None, "calibration": state.to_dict() if state else None,
                  "calibration_seconds": round(fit_s, 1), "groups": {}}
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
-        for label, gs in (("default", GateSettings()), ("auto", fitted)):
-            refused = [not decide(0.0, m, c, gs).found for m, c in signals]
-            row[label] = rate(refused)  # refused share: false refusals if answerable, else refusals wanted
+        default = [not decide(0.0, m, c, GateSettings()).found for _, m, c, _, _ in signals]
+        fitted = k.searcher.gate_settings()
+        auto = [not decide(0.0, m, c, fitted, absent=a, lang_share=ls).found for _, m, c, a, ls in signals]
+        row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
         out["groups"][name] = row
     return out
 
@@ -117,27 +119,20 @@ def open_index(name: str) -> Kotae:
     return Kotae.open(os.path.join(CACHE, name), settings=Settings())
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
-    ap.add_argument("--limit", type=int, default=300, help="questions per probe set")
-    ap.add_argument("--only", action="append", help="corpora to run (default all)")
-    args = ap.parse_args()
-    shared = args.shared
-    probe = probes(shared, args.limit)
+def corpora(shared: str, limit: int, only: list[str] | None) -> Iterator[tuple[str, Kotae, dict[str, tuple[bool, list[str]]]]]:
+    """(name, opened index, question groups) for each corpus, indexing it first (cached in CACHE)."""
+    probe = probes(shared, limit)
     off = {f"{name} questions (off-topic)": (False, qs) for name, qs in probe.items()}
-    results = {}
-    want = set(args.only or ["samples", "samples+real", "jsquad-half", "squad2-half"])
-
+    want = set(only or ["samples", "samples+real", "jsquad-half", "squad2-half"])
     if "samples" in want:
-        with open_index("samples") as k:
-            k.index([os.path.join(ROOT, "samples", "docs")])
-            results["samples"] = measure(k, {**golden_groups(), **off})
+        k = open_index("samples")
+        k.index([os.path.join(ROOT, "samples", "docs")])
+        yield "samples", k, {**golden_groups(), **off}
     if "samples+real" in want:
-        with open_index("samples-real") as k:
-            real = [os.path.join(shared, "samples", s) for s in ("docling", "unstructured", "pdfminer")]
-            k.index([os.path.join(ROOT, "samples", "docs"), *real])
-            results["samples+real"] = measure(k, {**golden_groups(), **off})
+        k = open_index("samples-real")
+        real = [os.path.join(shared, "samples", s) for s in ("docling", "unstructured", "pdfminer")]
+        k.index([os.path.join(ROOT, "samples", "docs"), *real])
+        yield "samples+real", k, {**golden_groups(), **off}
     for name, folder, other in (("jsquad-half", "jsquad-valid", "scifact"), ("squad2-half", "squad2-dev-half", "scifact")):
         if name not in want:
             continue
@@ -152,7 +147,7 @@ def main() -> int:
         possible = [q for q in queries if not q.get("metadata", {}).get("is_impossible")]
         inside = [q["text"] for q in possible if para(q) in a]
         outside = [q["text"] for q in possible if para(q) in b]
-        step = lambda xs: xs[:: max(1, len(xs) // args.limit)][: args.limit]
+        step = lambda xs: xs[:: max(1, len(xs) // limit)][: limit]
         groups = {"answerable (indexed articles)": (True, step(inside)),
                   "other articles' questions (off-topic)": (False, step(outside)),
                   f"{other} questions (off-topic)": (False, probe[other])}
@@ -161,9 +156,22 @@ def main() -> int:
                 unans = dict(r.split("\t")[:2] for r in f.read().splitlines()[1:])
             impossible = [q["text"] for q in queries if q["_id"] in unans and unans[q["_id"]] in a]
             groups["SQuAD 2.0 unanswerable on indexed paragraphs"] = (False, step(impossible))
-        with open_index(name) as k:
-            k.index_records([Record(d["_id"], f"{d['title']}\n{d['text']}", d["title"]) for d in corpus if d["_id"] in a],
-                            name)
+        k = open_index(name)
+        if not k.documents():
+            k.index_records([Record(d["_id"], f"{d['title']}\n{d['text']}", d["title"]) for d in corpus
+                             if d["_id"] in a], name)
+        yield name, k, groups
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--limit", type=int, default=300, help="questions per probe set")
+    ap.add_argument("--only", action="append", help="corpora to run (default all)")
+    args = ap.parse_args()
+    results = {}
+    for name, k, groups in corpora(args.shared, args.limit, args.only):
+        with k:
             results[name] = measure(k, groups)
 
     lines = []

@@ -9,9 +9,10 @@ import pytest
 from conftest import ROOT, FakeEmbedder
 from kotae import Kotae
 from kotae.cli import main
+from kotae.config import GateSettings
 from kotae.search import autocal
 from kotae.search.analyze import words
-from kotae.search.gate import absent_terms, explain
+from kotae.search.gate import absent_share, absent_terms, calibrate, decide, explain
 from kotae.store import open_store
 
 RULES = os.path.join(ROOT, "samples", "docs")
@@ -116,3 +117,53 @@ def test_an_index_calibrated_by_an_older_kotae_keeps_the_user_s_thresholds(tmp_p
         assert k.calibration().source == "user"
         k.index([RULES])
         assert k.calibration().source == "user" and k.searcher.gate_settings().min_margin == 0.07
+
+
+# --- evidence beyond the margin: words the corpus never holds, and the corpus' languages ----------------
+def test_absent_share_counts_content_words_no_chunk_holds_unless_a_synonym_does():
+    tokens = ["ワールドカップ", "優勝", "国", "教える"]  # 教える only asks
+    assert absent_share(tokens, {"国": 3}) == (2 / 3, 3)
+    # 優勝 is held through a synonym entry whose group occurs in the corpus
+    assert absent_share(tokens, {"国": 3}, [(1, 2, True)]) == (1 / 3, 3)
+    assert absent_share(tokens, {"国": 3}, [(1, 2, False)]) == (2 / 3, 3)
+    assert absent_share(["教える"], {}) == (0.0, 0)
+
+
+def test_absent_words_refuse_only_where_the_corpus_holds_the_question_s_language():
+    s = GateSettings(min_margin=0.05, min_coverage=0.3, max_absent=0.7)
+    assert not decide(0.8, 0.09, 0.9, s, absent=0.8, lang_share=0.9).found  # off-topic words, same language
+    assert "80% of the question's content words in no document" in decide(0.8, 0.09, 0.9, s, absent=0.8).reason
+    # an English question over Japanese documents: its words are absent, the dense margin decides
+    assert decide(0.8, 0.09, 0.0, s, absent=1.0, lang_share=0.05).found
+    assert not decide(0.8, 0.01, 0.0, s, absent=1.0, lang_share=0.05).found
+    assert decide(0.8, 0.09, 0.9, GateSettings(0.05, 0.3), absent=1.0).found  # the default never refuses so
+
+
+def test_calibrate_finds_the_absent_threshold_that_separates():
+    # margins and coverages overlap; only the absent share tells the two apart
+    pos = [(True, 0.05 + i / 1000, 0.3, 0.1 * (i % 4), 1.0) for i in range(40)]
+    neg = [(False, 0.05 + i / 1000, 0.3, 0.8 + 0.05 * (i % 4), 1.0) for i in range(40)]
+    settings, stats = calibrate(pos + neg)
+    assert settings.max_absent == pytest.approx(0.8, abs=1e-5)
+    assert stats.abstained == 40 and stats.false_refusals == 0
+    # where the language is rare in the corpus the absent share is not trusted
+    foreign = [(False, *n[1:4], 0.05) for n in neg]
+    assert calibrate(pos + foreign)[1].abstained < 40
+
+
+def test_pseudo_questions_take_noise_of_their_own_language():
+    english = "Employees may work from home up to two days per week with the approval of their manager."
+    noise = ["ワールドカップで優勝した国はどこですか", "What is the capital of Australia?"]
+    for seed in range(20):
+        (q,) = autocal.pseudo_questions([english], seed=seed, noise=noise)
+        assert q.isascii(), q  # never a whole Japanese negative spliced in as one "word"
+
+
+def test_the_calibration_records_the_corpus_languages(tmp_path):
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([RULES])
+        langs = json.loads(k.store.meta("corpus_langs") or "{}")
+        assert langs.get("ja", 0) > 0 and langs.get("en", 0) > 0
+        assert 0 < k.searcher.lang_share("en") < 1 and k.searcher.lang_share("other") == 1.0
+        g = k.search("Who won the 2018 FIFA World Cup?").gate
+        assert g.content >= 3 and g.absent > 0.5

@@ -34,3 +34,13 @@ def test_items_are_not_added_to_a_sentence_that_announces_nothing():
 def test_a_clause_number_is_not_left_in_front_of_a_sentence():
     assert candidates([RATES])[-1].text == "前項の割増賃金の計算の基礎となる賃金は、基本給とする。"
     assert candidates(["2 名以上の承認が必要です。"])[0].text == "2 名以上の承認が必要です。"  # a count, kept
+
+
+def test_passages_shown_to_people_have_pdf_line_breaks_mended_and_items_kept():
+    from kotae.answer.extractive import readable
+
+    text = "第10条（賃金）\n会社は、次の割増賃金を支\n払う。\n(1) 時間外労働 25%\n(2) 休日労働 35%\nAll employ-\nees must sign."
+    assert readable(text, ("就業規則",)) == ("第10条（賃金）\n会社は、次の割増賃金を支払う。\n(1) 時間外労働 25%\n"
+                                            "(2) 休日労働 35%\nAll employees must sign.")
+    # the index's text is unchanged: offsets into it (highlights) stay where they were
+    assert "支\n払う" in text

@@ -9,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from kotae.answer import ask, ask_stream
 from kotae.answer.llm import LLM, LLMS, LLMSettings, Message, get_llm, register
 from kotae.answer.prompt import HYDE_SYSTEM, SUMMARY_SYSTEM, SYSTEM, hyde_messages
 from kotae.cli import main
-from kotae.config import IndexSettings, load_settings
+from kotae.config import GateSettings, IndexSettings, SearchSettings, load_settings
 from kotae.errors import ConfigError
 from kotae.pipeline import index_paths
 from kotae.search import Searcher
@@ -389,3 +390,64 @@ def test_cli_text_output_shows_notices_and_also_retrieved(server, searcher, tmp_
     assert "(removed 1 citation(s) to sources that do not exist)" in out
     assert "also retrieved:" in out and "citations: 1 valid, 1 invalid, 0 unsupported, 0 weak" in out
 
+
+
+# --- the answer checks before the call ----------------------------------------------------------------
+FORMS = """# Application forms
+
+## Commuting allowance rules
+
+Submit the commuting allowance form by the 10th of each month to General Affairs.
+
+## Equipment loan form
+
+- Borrower name: ____________
+- Deposit: $____
+- Approved by: ____________
+"""
+
+
+@pytest.fixture
+def forms(tmp_path, fake_embedder) -> Iterator[Searcher]:
+    """An index of a form template; the gate set to answer everything (what is tested is the answer)."""
+    (tmp_path / "forms.md").write_text(FORMS, encoding="utf-8")
+    store = open_store(str(tmp_path / "forms-idx"))
+    assert index_paths([str(tmp_path / "forms.md")], store, fake_embedder, IndexSettings()).ok
+    yield Searcher(store, fake_embedder, SearchSettings(gate=GateSettings(min_margin=-1.0, min_coverage=0.0)))
+    store.close()
+
+
+def test_a_value_the_documents_leave_blank_is_said_so_without_asking_the_llm(server, forms):
+    server.script("The deposit is $50 [1].")
+    a = ask("How much is the deposit for the equipment loan form?", forms, llm=llm_for(server))
+    assert server.requests == []
+    assert a.mode == "extractive" and a.completeness == "blank" and a.missing == ("Deposit: blank",)
+    assert "“Deposit” is left blank in the document" in a.answer and "$50" not in a.answer
+    assert "the LLM was not asked: the documents leave the asked value blank" in a.notices
+
+
+def test_a_part_the_documents_lack_is_told_to_the_llm_and_the_answer_is_partial(server, forms):
+    server.script("Submit it by the 10th of each month [1]. The sources do not state the late fee.")
+    a = ask("When is the commuting allowance form due, and what is the late fee?", forms, llm=llm_for(server))
+    (req,) = server.requests
+    user = req["messages"][1]["content"]
+    assert "The sources do not state: " in user and "late fee" in user.split("The sources do not state: ")[1]
+    assert a.mode == "llm" and a.completeness == "partial" and a.missing
+    assert any(n.startswith("partial answer: the documents lack ") for n in a.notices)
+
+
+def test_a_complete_question_tells_the_llm_nothing_missing(server, searcher):
+    server.script(f"{REMOTE} [1].")
+    a = ask(REMOTE_Q, searcher, llm=llm_for(server))
+    (req,) = server.requests
+    assert "do not state" not in req["messages"][1]["content"]
+    assert a.completeness == "complete" and a.missing == ()
+
+
+def test_passages_in_the_query_reply_are_mended_for_reading(searcher):
+    from kotae.server.query import retrieval
+
+    hit = searcher.search("賃金の支払日はいつですか")
+    reply = retrieval(replace(hit, hits=[replace(h, chunk=replace(h.chunk, text="翌月25日に支\n払う。"))
+                                        for h in hit.hits[:1]]))
+    assert reply["hits"][0]["text"] == "翌月25日に支払う。"

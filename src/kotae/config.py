@@ -151,6 +151,8 @@ class GateSettings:
     min_margin: float = _opt(0.04, "answer when the top dense similarity exceeds the mean by this much")
     min_coverage: float = _opt(0.35, "… or when a top passage holds this IDF-weighted share of the "
                                      "question's words")
+    max_absent: float = _opt(1.01, "refuse when this share of the question's content words is in no document "
+                                   "(after synonyms) and its language is common in the corpus (above 1: never)")
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)

@@ -22,8 +22,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Self
 
 from kotae.answer.ask import ask_stream
+from kotae.answer.extractive import readable
 from kotae.answer.followup import retrieval_question
 from kotae.answer.llm import LLM, LLMError, get_llm
+from kotae.chunking import detect_lang
 from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
 from kotae.conversing import Conversations
 from kotae.embed.base import Embedder, choose_embedder
@@ -43,7 +45,7 @@ from kotae.store.base import Filter, Store, open_store
 from kotae.store.conversations import Conversation, Feedback, Message
 from kotae.types import Answer, Chunk, DocumentInfo, Record
 
-__all__ = ["LLM", "Calibration", "Conversation", "Embedder", "Feedback", "Filter", "Kotae", "LLMError", "Message", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "retrieval_question", "shown", "supported_types"]
+__all__ = ["LLM", "Calibration", "Conversation", "Embedder", "Feedback", "Filter", "Kotae", "LLMError", "Message", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "readable", "retrieval_question", "shown", "supported_types"]
 
 _UNSET: Any = object()
 PAGED = ("pdf", "image")  # the kinds with page images
@@ -265,11 +267,11 @@ class Kotae(Conversations):
     def calibrate(self, labelled: Iterable[tuple[str, bool]], max_false_refusal: float = 0.05) -> Calibration:
         """Fit the gate on your own (question, answerable) pairs and store the thresholds with the index; from
         then on the index never self-calibrates over them."""
-        samples = []
+        samples: list[tuple[float, ...]] = []
         pairs = list(labelled)
-        for (_, answerable), (margin, cov) in zip(pairs, self._signals([q for q, _ in pairs]), strict=True):
-            samples.append((answerable, margin, cov))
-        if all(a for a, _, _ in samples) or not any(a for a, _, _ in samples):
+        for (_, answerable), signal in zip(pairs, self._signals([q for q, _ in pairs]), strict=True):
+            samples.append((answerable, *signal[1:]))
+        if all(s[0] for s in samples) or not any(s[0] for s in samples):
             raise ConfigError("calibration needs both answerable and unanswerable questions")
         before = evaluate(samples, self.searcher.gate_settings())
         fitted, after = calibrate(samples, max_false_refusal)
@@ -292,6 +294,7 @@ class Kotae(Conversations):
         if not (force and current.source != "user" and chunks) and not autocal.needs_fit(current, chunks):
             return None
         texts = [t for _, t in self.store.chunk_texts()]
+        self.store.set_meta("corpus_langs", json.dumps(autocal.languages(texts)))
         negatives = autocal.negatives()
         positive = self._signals(autocal.pseudo_questions(texts, noise=negatives))
         if not positive:
@@ -301,14 +304,17 @@ class Kotae(Conversations):
         self._store_gate(fitted, st)
         return st
 
-    def _signals(self, questions: Sequence[str]) -> list[tuple[float, float]]:
-        """The gate's (margin, coverage) for each question, as `search` computes them (queries embedded at once)."""
+    def _signals(self, questions: Sequence[str]) -> list[autocal.Signal]:
+        """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
+        margin, coverage, absent share, the corpus' share of that language."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
-        out = []
+        out: list[autocal.Signal] = []
         for q, vec in zip(questions, self.embedder.queries(questions), strict=True):
             gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
-            out.append((gate.margin, gate.coverage))
+            lang = detect_lang(q)
+            out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,
+                        gate.lang_share))
         return out
 
     def _chunk_count(self) -> int:

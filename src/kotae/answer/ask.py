@@ -72,16 +72,23 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
                                completeness="none")
         return
     notices = result.notices
+    composed = None
     if llm is not None:
         from kotae.answer.generate import llm_answer
 
-        try:
-            yield from llm_answer(question, result, searcher, llm, t0=t0, timings=dict(timings), version=version,
-                                  notices=notices)
-            return
-        except LLMError as e:
-            notices = (*notices, f"{e}; showing the extractive answer")
-    yield from _extractive_answer(question, result, searcher, t0, timings, version, notices)
+        # The answer checks run on the evidence before the call: a value the document leaves blank is said so
+        # without asking the model (it would make one up); a part the documents lack is told to the model.
+        composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
+        if composed.completeness == "blank":
+            notices = (*notices, "the LLM was not asked: the documents leave the asked value blank")
+        else:
+            try:
+                yield from llm_answer(question, result, searcher, llm, t0=t0, timings=dict(timings),
+                                      version=version, notices=notices, missing=composed.missing)
+                return
+            except LLMError as e:
+                notices = (*notices, f"{e}; showing the extractive answer")
+    yield from _extractive_answer(question, result, searcher, t0, timings, version, notices, composed)
 
 
 def _why(result: SearchResult) -> str:
@@ -107,9 +114,10 @@ def _rewrite(question: str, llm: LLM | None) -> tuple[str | None, tuple[str, ...
 
 def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, t0: float,
                        timings: dict[str, float | None], version: str,
-                       notices: tuple[str, ...]) -> Iterator[Event]:
+                       notices: tuple[str, ...], composed: complete.Composed | None = None) -> Iterator[Event]:
     t1 = time.perf_counter()
-    composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
+    if composed is None:
+        composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
     cited = list(dict.fromkeys([c.source for c in composed.sentences]
                                + [src for _, src in composed.notes if src is not None]))
     number = {src: n for n, src in enumerate(sorted(cited), 1)}

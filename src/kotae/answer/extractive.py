@@ -23,6 +23,8 @@ MIN_CHARS = 6
 _CJK = "\u3000-\u30ff\u3400-\u9fff\uff00-\uffef"
 _CJK_BREAK = re.compile(f"(?<=[{_CJK}])\\s*\\n\\s*(?=[{_CJK}])")
 _CJK_CHAR = re.compile(f"[{_CJK}]")
+_ENDS_LINE = "。．）」』】"  # a line ending so (a sentence, a heading like 第10条（賃金）) is not wrapped
+_HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 _STARTS_ITEM = "#（(・•●○■□◆◇※①②③④⑤⑥⑦⑧⑨⑩第"  # a line starting so is a new item or heading, not a wrap
 
 
@@ -41,7 +43,7 @@ def unwrap(text: str, heading: Sequence[str] = ()) -> str:
         if not line or line.lstrip("#").strip() in heads:
             continue
         wrapped = (out and not out[-1].startswith("#") and line[0] not in _STARTS_ITEM
-                   and _CJK_CHAR.match(out[-1][-1]) and _CJK_CHAR.match(line[0]))
+                   and out[-1][-1] not in _ENDS_LINE and _CJK_CHAR.match(out[-1][-1]) and _CJK_CHAR.match(line[0]))
         if wrapped:
             out[-1] += line
         else:
@@ -50,6 +52,13 @@ def unwrap(text: str, heading: Sequence[str] = ()) -> str:
 
 
 EXCERPT_CHARS = 400
+
+
+def readable(text: str, heading: Sequence[str] = ()) -> str:
+    """A passage as a person reads it (the UI's source panel, the API's hits): `unwrap`ped, so a word a PDF
+    broke across lines is whole again (「支\n払う」 → 「支払う」, "employ-\nees" → "employees") while list items
+    keep their own lines."""
+    return _HYPHEN_BREAK.sub("", unwrap(text, heading))
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:

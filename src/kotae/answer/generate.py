@@ -24,8 +24,10 @@ Event = tuple[str, object]
 
 def llm_answer(question: str, result: SearchResult, searcher: Searcher, llm: LLM, *, t0: float,
                timings: dict[str, float | None], version: str,
-               notices: Sequence[str] = ()) -> Iterator[Event]:
-    """("token", str) as the model writes, then ("answer", Answer) with verified, renumbered citations."""
+               notices: Sequence[str] = (), missing: Sequence[str] = ()) -> Iterator[Event]:
+    """("token", str) as the model writes, then ("answer", Answer) with verified, renumbered citations.
+    `missing`: what the answer checks found the documents lack (parts of the question); the prompt tells the
+    model, and the Answer is marked partial."""
     s = llm.settings
     lang = "ja" if detect_lang(question) in ("ja", "mixed") else "en"
     hits = result.hits
@@ -41,7 +43,7 @@ def llm_answer(question: str, result: SearchResult, searcher: Searcher, llm: LLM
         timings["summarise"] = _ms(t1)
         t1 = time.perf_counter()
     messages = prompt.build_messages(question, [(passages[i][0], t) for i, t in zip(keep, texts, strict=True)],
-                                     lang)
+                                     lang, missing)
     pieces = []
     for piece in llm.stream(messages, temperature=s.temperature, max_tokens=s.max_tokens):
         pieces.append(piece)
@@ -76,8 +78,10 @@ def llm_answer(question: str, result: SearchResult, searcher: Searcher, llm: LLM
     cited = {id(h) for h in (used[o - 1] for o in v.order)}
     rest = _numbered([h for h in hits if id(h) not in cited], len(sources) + 1)
     timings["total"] = _ms(t0)
+    if missing:
+        notes.append(f"partial answer: the documents lack {'; '.join(missing)}")
     yield "answer", Answer(question, v.text, True, "llm", sources, timings, version, tuple(notes), rest,
-                           counts)
+                           counts, completeness="partial" if missing else "complete", missing=tuple(missing))
 
 
 def _count(llm: LLM, searcher: Searcher) -> budget.Count:

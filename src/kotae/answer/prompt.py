@@ -61,11 +61,22 @@ def source_block(n: int, anchor: str, text: str) -> str:
     return f"[{n}] {anchor}\n{text.strip()}"
 
 
-def build_messages(question: str, passages: Sequence[tuple[str, str]], lang: str) -> list[Message]:
-    """Messages for the answer: `passages` are (anchor, text), numbered 1..N in the order given."""
+MISSING = {
+    "ja": "資料には次の記載がありません: {what}。答えられる部分だけに答え、この点は資料に記載がないと一文で書いてください。",
+    "en": "The sources do not state: {what}. Answer only the rest, and say in one sentence that the sources "
+          "do not state this.",
+}
+
+
+def build_messages(question: str, passages: Sequence[tuple[str, str]], lang: str,
+                   missing: Sequence[str] = ()) -> list[Message]:
+    """Messages for the answer: `passages` are (anchor, text), numbered 1..N in the order given; `missing`
+    (what kotae's checks found the sources lack) is told after the question."""
     sources = "\n\n".join(source_block(n, a, t) for n, (a, t) in enumerate(passages, 1))
-    user = (f"Sources / 資料:\n\n{sources}\n\nQuestion / 質問: {question.strip()}\n\n"
-            f"{REMINDER['ja' if lang == 'ja' else 'en']}")
+    key = "ja" if lang == "ja" else "en"
+    lacking = (MISSING[key].format(what=("、" if key == "ja" else "; ").join(missing)) + "\n") if missing else ""
+    user = (f"Sources / 資料:\n\n{sources}\n\nQuestion / 質問: {question.strip()}\n\n{lacking}"
+            f"{REMINDER[key]}")
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib.resources import files
 
-from kotae.chunking import split_sentences
+from kotae.chunking import detect_lang, split_sentences
 from kotae.config import GateSettings
 from kotae.search.gate import GateStats, calibrate, evaluate
 
@@ -49,6 +50,7 @@ class CalibrationState:
     fitted_at: str = ""
     min_margin: float | None = None
     min_coverage: float | None = None
+    max_absent: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -79,7 +81,10 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
     contiguous span of `SPAN` of its words (or characters, in unspaced text) at a random place, with `NOISE` of
     them replaced by pieces of `noise` texts. Pure and deterministic for a seed."""
     rng = random.Random(seed)
-    pieces = [w for t in noise for w in t.replace("？", " ").replace("?", " ").split() if len(w) > 2]
+    # noise of the pseudo-question's own kind: English words into spaced text, Japanese text into unspaced
+    # (a whole unspaced Japanese question taken as one "word" would turn a positive into a negative)
+    pieces = [w for t in noise if detect_lang(t) == "en" for w in t.replace("?", " ").split() if len(w) > 2]
+    unspaced = [t for t in noise if detect_lang(t) in ("ja", "mixed")]
     order = list(range(len(texts)))
     rng.shuffle(order)
     out: list[str] = []
@@ -103,13 +108,19 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
             start = rng.randrange(0, len(s) - size + 1)
             q = s[start : start + size].strip()
             swap = int(len(q) * NOISE)
-            if noise and swap:
+            if unspaced and swap:
                 at = rng.randrange(0, len(q) - swap + 1)
-                q = q[:at] + rng.choice(noise)[:swap] + q[at + swap :]
+                q = q[:at] + rng.choice(unspaced)[:swap] + q[at + swap :]
             out.append(q)
         if len(out) >= n:
             break
     return out
+
+
+def languages(texts: Sequence[str]) -> dict[str, int]:
+    """How many chunks are in each language (`detect_lang`): an English question over Japanese documents has
+    no keyword evidence, which the gate must not read as "absent"."""
+    return dict(Counter(detect_lang(t) for t in texts))
 
 
 def state(meta: str | None) -> CalibrationState:
@@ -128,12 +139,21 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
     return abs(chunks - current.chunks) > REFIT_GROWTH * max(current.chunks, 1)
 
 
-def fit(positive: Sequence[tuple[float, float]], negative: Sequence[tuple[float, float]], chunks: int,
+Signal = tuple[str, float, float, float, float]  # (language, margin, coverage, absent share, language share)
+
+
+def fit(positive: Sequence[Sequence[float | str]], negative: Sequence[Sequence[float | str]], chunks: int,
         max_false_refusal: float = MAX_FALSE_REFUSAL) -> tuple[GateSettings, CalibrationState]:
-    """Thresholds from the (margin, coverage) of pseudo-questions and of the bundled negatives."""
-    samples = [(True, m, c) for m, c in positive] + [(False, m, c) for m, c in negative]
+    """Thresholds from the gate's evidence for pseudo-questions and for the bundled negatives: (margin,
+    coverage) pairs or `Signal`s (their language is not used: one set of thresholds for all questions; a fit
+    per language was tried and refused fewer off-topic questions, bench/README.md)."""
+    samples = [(True, *_numbers(p)) for p in positive] + [(False, *_numbers(n)) for n in negative]
     settings, stats = calibrate(samples, max_false_refusal)
     return settings, _state(settings, stats, chunks)
+
+
+def _numbers(signal: Sequence[float | str]) -> tuple[float, ...]:
+    return tuple(float(x) for x in signal if not isinstance(x, str))
 
 
 def _state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
@@ -141,7 +161,7 @@ def _state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibration
         "auto", chunks, stats.answerable, stats.unanswerable,
         round(stats.recall, 4), round(stats.false_refusal_rate, 4),
         datetime.now(UTC).isoformat(timespec="seconds"), round(settings.min_margin, 6),
-        round(settings.min_coverage, 6))
+        round(settings.min_coverage, 6), round(settings.max_absent, 6))
 
 
 def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
@@ -151,5 +171,5 @@ def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibra
                             round(settings.min_margin, 6), round(settings.min_coverage, 6))
 
 
-__all__ = ["META", "CalibrationState", "evaluate", "fit", "needs_fit", "negatives", "pseudo_questions", "state",
-           "user_state"]
+__all__ = ["META", "CalibrationState", "Signal", "evaluate", "fit", "languages", "needs_fit",
+           "negatives", "pseudo_questions", "state", "user_state"]

@@ -17,7 +17,8 @@ import numpy as np
 
 from kotae.config import GateSettings
 
-__all__ = ["GateDecision", "GateSettings", "GateStats", "absent_terms", "calibrate", "coverage", "decide", "evaluate", "explain", "margin_of"]
+__all__ = ["GateDecision", "GateSettings", "GateStats", "absent_share", "absent_terms", "calibrate", "coverage",
+           "decide", "evaluate", "explain", "margin_of"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class GateDecision:
     coverage: float
     reason: str  # the numbers that decided
     explanation: str = ""  # why not found, in plain words in the question's language (refusals only)
+    absent: float = 0.0  # share of the question's content words no chunk holds, even through a synonym
+    content: int = 0  # how many content words the question has
+    lang_share: float = 1.0  # share of the corpus' chunks in the question's language (1 when unknown)
 
 
 def coverage(query_tokens: Sequence[str], passage_tokens: Sequence[Sequence[str]],
@@ -41,7 +45,36 @@ def coverage(query_tokens: Sequence[str], passage_tokens: Sequence[Sequence[str]
     return max(sum(idf[t] for t in terms & set(p)) for p in passage_tokens) / total
 
 
-def decide(similarity: float, margin: float, cov: float, settings: GateSettings) -> GateDecision:
+def absent_share(tokens: Sequence[str], df: Mapping[str, int],
+                 synonyms: Sequence[tuple[int, int, bool]] = ()) -> tuple[float, int]:
+    """The share of the question's distinct content tokens (`tokens` in order, words that only ask left out)
+    that no chunk holds, and how many there are. A token counts as held when a synonym entry covering it
+    (`synonyms`: start, end, whether its group term occurs in the corpus) occurs: 給与 for salary."""
+    held_by_synonym = {i for a, b, present in synonyms if present for i in range(a, b)}
+    seen: dict[str, bool] = {}
+    for i, t in enumerate(tokens):
+        if t in ASKING:
+            continue
+        held = df.get(t, 0) > 0 or i in held_by_synonym
+        seen[t] = seen.get(t, False) or held
+    if not seen:
+        return 0.0, 0
+    return sum(not h for h in seen.values()) / len(seen), len(seen)
+
+
+MIN_LANG_SHARE = 0.2  # absent words refuse only when the question's language is at least this share of the corpus
+
+
+def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
+           lang_share: float = 1.0) -> GateDecision:
+    """Answer when the dense margin or the keyword coverage is strong enough, unless most of the question's
+    content words occur in no document at all. That last check is skipped when the corpus barely holds the
+    question's language (an English question over Japanese documents finds its words nowhere, yet may be
+    answered: the dense margin decides alone)."""
+    if absent >= settings.max_absent and lang_share >= MIN_LANG_SHARE:
+        return GateDecision(False, similarity, margin, cov,
+                            f"{absent:.0%} of the question's content words in no document ≥ "
+                            f"{settings.max_absent:.0%} (similarity margin {margin:.3f}, keyword coverage {cov:.2f})")
     if margin >= settings.min_margin:
         why = f"similarity margin {margin:.3f} ≥ {settings.min_margin}"
         return GateDecision(True, similarity, margin, cov, why)
@@ -76,44 +109,64 @@ class GateStats:
         return self.false_refusals / self.answerable if self.answerable else 0.0
 
 
-def evaluate(samples: Sequence[tuple[bool, float, float]], settings: GateSettings) -> GateStats:
-    """samples: (answerable, margin, coverage) per question."""
-    refused = [not decide(0.0, m, c, settings).found for _, m, c in samples]
+Sample = tuple[float, ...]  # (answerable, margin, coverage[, absent share, language share])
+
+
+def _columns(samples: Sequence[Sample]) -> tuple[np.ndarray, ...]:
+    a = np.array([bool(s[0]) for s in samples], dtype=bool)
+    m = np.array([s[1] for s in samples], dtype=np.float64)
+    c = np.array([s[2] for s in samples], dtype=np.float64)
+    ab = np.array([s[3] if len(s) > 3 else 0.0 for s in samples], dtype=np.float64)
+    ls = np.array([s[4] if len(s) > 4 else 1.0 for s in samples], dtype=np.float64)
+    return a, m, c, ab, ls
+
+
+def evaluate(samples: Sequence[Sample], settings: GateSettings) -> GateStats:
+    """samples: (answerable, margin, coverage[, absent, lang_share]) per question."""
+    refused = [not decide(0.0, s[1], s[2], settings, absent=s[3] if len(s) > 3 else 0.0,
+                          lang_share=s[4] if len(s) > 4 else 1.0).found for s in samples]
+    answerable = [bool(s[0]) for s in samples]
     return GateStats(
-        answerable=sum(a for a, _, _ in samples), unanswerable=sum(not a for a, _, _ in samples),
-        false_refusals=sum(r for r, (a, _, _) in zip(refused, samples) if a),
-        abstained=sum(r for r, (a, _, _) in zip(refused, samples) if not a),
+        answerable=sum(answerable), unanswerable=sum(not a for a in answerable),
+        false_refusals=sum(r for r, a in zip(refused, answerable) if a),
+        abstained=sum(r for r, a in zip(refused, answerable) if not a),
     )
 
 
-def calibrate(samples: Sequence[tuple[bool, float, float]],
-              max_false_refusal: float = 0.05) -> tuple[GateSettings, GateStats]:
+ABSENT_CUTS = (1.01, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # candidate max_absent thresholds (1.01: the check is off)
+
+
+def calibrate(samples: Sequence[Sample], max_false_refusal: float = 0.05,
+              absent_cuts: Sequence[float] = ABSENT_CUTS) -> tuple[GateSettings, GateStats]:
     """The thresholds that abstain on the most unanswerable questions while refusing at most
     `max_false_refusal` of the answerable ones (ties: fewer false refusals, then lower thresholds).
 
-    Every pair of candidate thresholds (each distinct margin and coverage, rounded to 4 places) is tried;
-    for one margin threshold, the counts for all coverage thresholds come at once from sorted coverages."""
-    answerable = np.array([a for a, _, _ in samples], dtype=bool)
-    margin = np.array([m for _, m, _ in samples], dtype=np.float64)
-    cov = np.array([c for _, _, c in samples], dtype=np.float64)
+    Every triple of candidate thresholds (each distinct margin and coverage, rounded to 4 places, and the
+    absent-share cuts; only 1.01 for samples without absent shares) is tried; for one margin and absent
+    threshold, the counts for all coverage thresholds come at once from sorted coverages."""
+    answerable, margin, cov, absent, share = _columns(samples)
     n_answerable = int(answerable.sum())
-    margins = sorted({round(m, 4) for _, m, _ in samples} | {0.0})
-    covers = sorted({round(c, 4) for _, _, c in samples} | {0.0, 1.01})
+    margins = sorted({round(float(m), 4) for m in margin} | {0.0})
+    covers = sorted({round(float(c), 4) for c in cov} | {0.0, 1.01})
     cut_c = np.array([float(c) + 1e-6 for c in covers])
+    cuts = absent_cuts if any(len(s) > 3 for s in samples) else (1.01,)
     best: tuple[tuple[float, ...], GateSettings] | None = None
-    for m in margins:
-        low = margin < float(m) + 1e-6  # refused = margin below its threshold and coverage below its own
-        abstained = np.searchsorted(np.sort(cov[low & ~answerable]), cut_c, side="left")
-        refused = np.searchsorted(np.sort(cov[low & answerable]), cut_c, side="left")
-        rate = refused / n_answerable if n_answerable else np.zeros(len(cut_c))
-        ok = np.flatnonzero(rate <= max_false_refusal)
-        if not len(ok):
-            continue
-        j = ok[np.lexsort((ok, refused[ok], -abstained[ok]))[0]]  # most abstained, fewest refused, lowest c
-        key = (int(abstained[j]), -int(refused[j]), -m, -covers[j])
-        if best is None or key > best[0]:
-            best = (key, GateSettings(float(m) + 1e-6, float(covers[j]) + 1e-6))
-    s = best[1] if best is not None else GateSettings(0.0, 0.0)  # None cannot happen: 0, 0 refuses nothing
+    for a in cuts:
+        forced = (absent >= a) & (share >= MIN_LANG_SHARE)
+        forced_neg, forced_pos = int((forced & ~answerable).sum()), int((forced & answerable).sum())
+        for m in margins:
+            low = (margin < float(m) + 1e-6) & ~forced  # refused = margin below its threshold and coverage below
+            abstained = forced_neg + np.searchsorted(np.sort(cov[low & ~answerable]), cut_c, side="left")
+            refused = forced_pos + np.searchsorted(np.sort(cov[low & answerable]), cut_c, side="left")
+            rate = refused / n_answerable if n_answerable else np.zeros(len(cut_c))
+            ok = np.flatnonzero(rate <= max_false_refusal)
+            if not len(ok):
+                continue
+            j = ok[np.lexsort((ok, refused[ok], -abstained[ok]))[0]]  # most abstained, fewest refused, lowest c
+            key = (int(abstained[j]), -int(refused[j]), a, -m, -covers[j])
+            if best is None or key > best[0]:
+                best = (key, GateSettings(float(m) + 1e-6, float(covers[j]) + 1e-6, float(a)))
+    s = best[1] if best is not None else GateSettings(0.0, 0.0, 1.01)  # None cannot happen: 0, 0 refuses nothing
     return s, evaluate(samples, s)
 
 

@@ -13,11 +13,19 @@ from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import add_weighted, arm_trust, rrf
-from kotae.search.gate import GateDecision, GateSettings, absent_terms, coverage, decide, explain
+from kotae.search.gate import (
+    GateDecision,
+    GateSettings,
+    absent_share,
+    absent_terms,
+    coverage,
+    decide,
+    explain,
+)
 from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
-from kotae.search.synonyms import bundled, expansion_phrases, group_terms
+from kotae.search.synonyms import PREFIX, bundled, expansion_phrases, group_terms, matches
 from kotae.store.base import Filter, Store
 from kotae.types import Chunk, Hit
 
@@ -51,6 +59,7 @@ class Searcher:
         self._info: dict[int, float] = {}
         self._info_generation = -1
         self._generation = -1
+        self._langs: tuple[int, dict[str, int]] = (-1, {})
 
     def dense_index(self) -> DenseIndex | QuantizedIndex:
         """The store's memory-mapped vector file (else its matrix in memory), opened lazily at the first
@@ -168,7 +177,7 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(query, terms, df, n_chunks, gate_top, margin, hits)
+        gate = self._gate(query, qtokens, df, n_chunks, gate_top, margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
@@ -226,10 +235,15 @@ class Searcher:
         rescored = {r: float(x) for (r, _), x in zip(pool, scores, strict=True)}
         return sorted(pool, key=lambda p: -rescored[p[0]]) + ranked[n:], rescored
 
-    def _gate(self, query: str, terms: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
+    def _gate(self, query: str, qtokens: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
               margin: float, hits: list[Hit]) -> GateDecision:
+        terms = list(dict.fromkeys(qtokens))
         cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
-        decision = decide(top_sim, margin, cov, self.gate_settings())
+        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens))
+        lang = detect_lang(query)
+        share = self.lang_share(lang)
+        decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share)
+        decision = replace(decision, absent=absent, content=content, lang_share=share)
         if decision.found:
             return decision
         pairs = words(query)
@@ -237,8 +251,32 @@ class Searcher:
         extra = [t for _, toks in pairs for t in toks if t not in df_all]
         if extra:
             df_all.update(self.store.document_frequencies(list(dict.fromkeys(extra)))[0])
-        plain = explain(absent_terms(pairs, df_all), cov, detect_lang(query))
+        plain = explain(absent_terms(pairs, df_all), cov, lang)
         return replace(decision, explanation=plain)
+
+    def _synonym_spans(self, qtokens: list[str]) -> list[tuple[int, int, bool]]:
+        """(start, end, its group occurs in the corpus) of the question's synonym entries, when the index holds
+        group terms."""
+        if not self.settings.synonyms or self.store.meta("synonym_terms") != "1":
+            return []
+        found = matches(qtokens, bundled(), query=True)
+        if not found:
+            return []
+        df, _ = self.store.document_frequencies(list(dict.fromkeys(f"{PREFIX}{g}" for _, _, g in found)))
+        return [(a, b, df.get(f"{PREFIX}{g}", 0) > 0) for a, b, g in found]
+
+    def lang_share(self, lang: str) -> float:
+        """The share of the corpus' chunks in `lang` (mixed chunks count for both), from the counts the gate's
+        calibration recorded (`corpus_langs`); 1.0 when none were recorded."""
+        gen = self.store.generation()
+        if self._langs[0] != gen:
+            stored = self.store.meta("corpus_langs")
+            self._langs = (gen, json.loads(stored) if stored else {})
+        counts = self._langs[1]
+        total = sum(counts.values())
+        if not total or lang not in ("ja", "en"):
+            return 1.0
+        return (counts.get(lang, 0) + counts.get("mixed", 0)) / total
 
 
 def _ms(t0: float) -> float:

@@ -11,7 +11,7 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
 from kotae.errors import KotaeError
-from kotae.facade import SearchResult
+from kotae.facade import SearchResult, readable
 from kotae.server.context import Context
 from kotae.server.errors import ErrorOut, status_of
 from kotae.server.schemas import AnswerOut, QueryIn
@@ -95,7 +95,7 @@ def retrieval(result: SearchResult) -> dict[str, Any]:
 def _hit(rank: int, h: Hit) -> dict[str, Any]:
     c = h.chunk
     return {"rank": rank, "chunk_id": c.id, "doc_id": c.doc_id, "file": c.file, "page": c.page,
-            "heading": " › ".join(c.heading) or None, "text": c.text, "ocr": c.ocr,
+            "heading": " › ".join(c.heading) or None, "text": readable(c.text, c.heading), "ocr": c.ocr,
             **{k: None if v is None else round(float(v), 4)
                for k, v in (("similarity", h.similarity), ("bm25", h.bm25), ("fused", h.fused),
                             ("rerank", h.rerank))},

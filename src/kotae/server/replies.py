@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kotae.facade import SearchResult
+from kotae.facade import SearchResult, readable
 from kotae.types import Answer, Source
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -21,7 +21,7 @@ def sources_text(sources: tuple[Source, ...], question: str) -> str:
 
 def citations(sources: tuple[Source, ...]) -> list[dict[str, Any]]:
     """Each numbered source: where it is (file, page, heading, ids) and the whole passage."""
-    return [{**s.to_dict(), "doc_id": s.hit.chunk.doc_id, "passage": s.hit.chunk.text} for s in sources]
+    return [{**s.to_dict(), "doc_id": s.hit.chunk.doc_id, "passage": readable(s.hit.chunk.text, s.hit.chunk.heading)} for s in sources]
 
 
 def decision(answer: Answer, result: SearchResult | None) -> dict[str, Any]:
