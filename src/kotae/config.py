@@ -29,6 +29,8 @@ from typing import Any
 from kotae.errors import ConfigError
 
 MODES = ("dense", "keyword", "hybrid", "hybrid+rerank")
+FUSIONS = ("rrf", "scores", "agreement")
+HEADINGS = ("off", "keywords", "embed", "both")
 OCR_MODES = ("auto", "always", "off")
 LONG_EVIDENCE = ("fewer", "summarise")
 REWRITE = ("off", "hyde")
@@ -78,10 +80,16 @@ class ChunkSettings:
     min_tokens: int = _opt(32, "smaller sections merge into a neighbour on the same page")
     contextual_prefix: bool = _opt(False, "embed and keyword-index each chunk with its file name and heading "
                                           "path in front", flag="--contextual-prefix")
+    heading: str = _opt("off", "the chunk's heading path as search evidence: added to its keyword text "
+                               "(keywords), to the text e5 embeds (embed), both, or off", choices=HEADINGS)
 
     def key(self) -> str:
-        """A short hash: an index whose chunks were cut differently is re-chunked."""
-        return hashlib.sha1(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+        """A short hash: an index whose chunks were cut differently is re-chunked. `heading` at its default
+        is left out, so indexes made before it keep their key (and are not re-chunked)."""
+        d = asdict(self)
+        if d["heading"] == "off":
+            del d["heading"]
+        return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -157,6 +165,9 @@ class SearchSettings:
                      choices=MODES)
     top_k: int = _opt(5, "passages returned and shown", flag="--top-k")
     candidates: int = _opt(50, "top-N of each retriever that goes into fusion")
+    fusion: str = _opt("rrf", "how hybrid combines the two rankings: rrf (weighted reciprocal ranks), scores "
+                              "(weighted sum of min-max normalised scores) or agreement (rrf, the keyword weight "
+                              "scaled by how far its top 10 agrees with dense)", choices=FUSIONS)
     rrf_k: int = _opt(60, "reciprocal rank fusion constant")
     dense_weight: float = _opt(1.0, "weight of the dense ranking in fusion")
     keyword_weight: float = _opt(1.0, "weight of the keyword ranking in fusion")
