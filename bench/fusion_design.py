@@ -56,6 +56,7 @@ class Query:
     files: dict[int, str] | None = None  # BEIR: rowid → corpus id
     units: dict[int, str | None] | None = None  # golden: rowid → evidence unit (None: not a hit)
     evidence: Any = None
+    category: str = ""  # golden: the question's category (set after loading)
 
 
 def metrics(q: Query, ranked: list[int]) -> dict[str, float]:
@@ -130,8 +131,8 @@ def evaluate(sets: dict[str, list[Query]], s: SearchSettings) -> dict[str, dict[
         per: dict[str, list[dict[str, float]]] = {"all": [], "fit": [], "held-out": []}
         for q in qs:
             m = metrics(q, [r for r, _ in fuse(q.arms, s)])
-            per["all"].append(m)
-            per[q.split].append(m)
+            for g in ("all", q.split) + ((f"{q.category}/{q.split}",) if q.category else ()):
+                per.setdefault(g, []).append(m)
         out[name] = {sp: {k: round(sum(r[k] for r in rs) / len(rs), 4) for k in rs[0]} | {"n": len(rs)}
                      for sp, rs in per.items() if rs}
     return out
@@ -193,6 +194,10 @@ def main() -> int:
         sets.update(_cached(args.cache, "real" + tag, timing, real))
     if args.collect_only:
         return 0
+    for name, p in {**GOLDEN, **REAL}.items():  # categories by position (the lists hold the answerable items)
+        if name in sets:
+            for q, it in zip(sets[name], [x for x in load_golden(os.path.join(ROOT, p)) if x.answerable], strict=True):
+                q.category = it.category
     base = SearchSettings()
     results: dict[str, dict[str, Any]] = {}
     for family, grid in rules(base).items():
@@ -237,6 +242,17 @@ def report(sets, results, chosen, arms, timing, args) -> str:  # type: ignore[no
         wh, _ = margin(r, arms, "held-out")
         cells = [f"{r[n]['fit']['ndcg@10']:.3f} / {r[n]['held-out']['ndcg@10']:.3f}" for n in names]
         lines.append(f"| {fam}{' (' + lab + ')' if lab else ''} | {wf:+.3f} / {wh:+.3f} | " + " | ".join(cells) + " |")
+    cats = [(n, g) for n in names if n.startswith("users") for g in sorted(results["dense"][""][n])
+            if "/" in g]
+    if cats:
+        lines += ["", "Users sets, hit@1 per category (held-out; n in brackets), the chosen parameters:", "",
+                  "| rule | " + " | ".join(f"{n} {g.split('/')[0]} ({results['dense'][''][n][g]['n']})"
+                                           for n, g in cats if g.endswith("held-out")) + " |",
+                  "|---" * (1 + sum(g.endswith("held-out") for _, g in cats)) + "|"]
+        for fam, lab in chosen.items():
+            r = results[fam][lab]
+            lines.append(f"| {fam} | " + " | ".join(f"{r[n][g]['hit@1']:.2f}" for n, g in cats
+                                                     if g.endswith("held-out")) + " |")
     lines += ["", "Every parameter of every rule (fit half: worst Δ vs better arm, mean nDCG@10):", "",
               "| rule | parameter | worst Δ fit | mean fit | worst Δ held-out | mean held-out |", "|---|---|---|---|---|---|"]
     for fam, grid in results.items():
