@@ -114,9 +114,13 @@ def _splits(path: str) -> dict[str, str]:
 def rules(base: SearchSettings) -> dict[str, list[tuple[str, SearchSettings]]]:
     rrf = [(f"k={k}, kw×{s}·cov", replace(base, fusion="rrf", rrf_k=k, keyword_weight_scale=s))
            for k in (10, 30, 60, 100) for s in (0.5, 1.0, 1.5, 2.0, 3.0)]
-    scores = [(f"λ={lam}{', ×cov' if cov else ''}", replace(base, fusion="scores", keyword_weight=lam,
-                                                             adaptive_keyword_weight=cov))
+    scores = [(f"λ={lam}{', ×2·cov' if cov else ''}", replace(base, fusion="scores", keyword_weight=lam,
+                                                               adaptive_keyword_weight=cov))
               for lam in (0.2, 0.3, 0.5, 0.7, 1.0, 1.5) for cov in (True, False)]
+    scores += [(f"λ={lam}, ×2·cov^{p}", replace(base, fusion="scores", keyword_weight=lam, coverage_power=p))
+               for lam in (0.3, 0.5, 0.7, 1.0, 1.5) for p in (2.0, 3.0)]
+    rrf += [(f"k={k}, kw×{sc}·cov^{p}", replace(base, fusion="rrf", rrf_k=k, keyword_weight_scale=sc, coverage_power=p))
+            for k in (10, 30, 60) for sc in (1.0, 2.0, 3.0) for p in (2.0, 3.0)]
     agree = [(f"k={k}, kw×{s}·cov, agreement", replace(base, fusion="agreement", rrf_k=k, keyword_weight_scale=s))
              for k in (10, 30, 60) for s in (1.0, 2.0, 3.0)]
     return {"dense": [("", replace(base, mode="dense"))], "keyword": [("", replace(base, mode="keyword"))],

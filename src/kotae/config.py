@@ -178,6 +178,8 @@ class SearchSettings:
     adaptive_keyword_weight: bool = _opt(True, "scale the keyword weight by how much of the question's rare "
                                                "words its best hits hold")
     keyword_weight_scale: float = _opt(2.0, "the keyword weight's scale under adaptive_keyword_weight")
+    coverage_power: float = _opt(1.0, "adaptive_keyword_weight: the keyword weight goes with coverage to this "
+                                      "power (above 1: partial coverage counts less)")
     synonyms: bool = _opt(True, "expand keyword questions by the bundled synonym groups (Sudachi synonym "
                                 "dictionary: 残業 finds 時間外労働, salary finds 賃金)")
     # bench/retrieval_design.py, hybrid hit@1 on the fit half of golden-users-ja 0.643 (no synonyms) → 0.679 (group

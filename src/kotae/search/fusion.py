@@ -81,7 +81,7 @@ def weights(arms: Arms, s: SearchSettings) -> tuple[float, float]:
     if s.adaptive_keyword_weight:
         # Trust keyword ranks as far as the best keyword hits contain the question's rare words:
         # a paraphrase matching only common words (する, いつ, お金) should not pull noise up.
-        wk *= s.keyword_weight_scale * arms.coverage
+        wk *= s.keyword_weight_scale * arms.coverage ** s.coverage_power
     if s.arm_trust:
         td, tk = arm_trust(arms.dense, arms.keyword, s.dense_trust_scale, s.keyword_trust_scale)
         wd, wk = wd * td, wk * tk
