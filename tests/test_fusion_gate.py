@@ -74,7 +74,7 @@ def test_fuse_modes_and_rrf_weights_from_coverage():
     from kotae.search.fusion import fuse
 
     a = _arms([(1, 0.9), (2, 0.8)], [(2, 7.0), (3, 5.0)], coverage=0.25)
-    s = SearchSettings()
+    s = SearchSettings(fusion="rrf", keyword_weight_scale=2.0, coverage_power=1.0)
     assert fuse(a, s, "dense") == [(1, 0.9), (2, 0.8)]
     assert fuse(a, s, "keyword") == [(2, 7.0), (3, 5.0)]
     got = dict(fuse(a, s))  # keyword weight 1 × 2 × coverage 0.25 = 0.5
@@ -83,15 +83,13 @@ def test_fuse_modes_and_rrf_weights_from_coverage():
 
 
 def test_fuse_by_normalised_scores():
-    from dataclasses import replace
-
     from kotae.config import SearchSettings
     from kotae.search.fusion import fuse, normalised
 
     assert normalised([(1, 0.9), (2, 0.8), (3, 0.5)]) == pytest.approx({1: 1.0, 2: 0.75, 3: 0.0})
     assert normalised([(4, 2.0)]) == {4: 1.0}
     a = _arms([(1, 0.9), (2, 0.8), (3, 0.5)], [(3, 9.0), (2, 6.0), (4, 3.0)], coverage=1.0)
-    s = replace(SearchSettings(), fusion="scores", keyword_weight=0.2)  # keyword weight 0.2 × 2 × 1.0
+    s = SearchSettings(fusion="scores", keyword_weight=0.2, keyword_weight_scale=2.0)  # 0.2 × 2 × 1.0³
     got = fuse(a, s)
     assert dict(got) == pytest.approx({1: 1.0, 2: 0.75 + 0.4 * 0.5, 3: 0.4, 4: 0.0})
     assert [i for i, _ in got] == [1, 2, 3, 4]
@@ -105,5 +103,7 @@ def test_agreement_scales_the_keyword_weight():
 
     a = _arms([(1, 0.9), (2, 0.8)], [(2, 7.0), (3, 5.0)], coverage=0.5)
     assert agreement(a.dense, a.keyword) == 0.5
-    assert weights(a, replace(SearchSettings(), fusion="agreement")) == pytest.approx((1.0, 1.0 * 2 * 0.5 * 1.0))
-    assert weights(a, SearchSettings()) == pytest.approx((1.0, 1.0))
+    rrf = replace(SearchSettings(), fusion="rrf", keyword_weight_scale=2.0, coverage_power=1.0)
+    assert weights(a, replace(rrf, fusion="agreement")) == pytest.approx((1.0, 1.0 * 2 * 0.5 * 1.0))
+    assert weights(a, rrf) == pytest.approx((1.0, 1.0))
+    assert weights(a, SearchSettings()) == pytest.approx((1.0, 3 * 0.5**3))  # the default: 3 × coverage³
