@@ -111,7 +111,8 @@ def _splits(path: str) -> dict[str, str]:
 
 
 # --- rules: name → (parameter grid, SearchSettings for one parameter) --------------------------------------
-def rules(base: SearchSettings) -> dict[str, list[tuple[str, SearchSettings]]]:
+def rules(now: SearchSettings) -> dict[str, list[tuple[str, SearchSettings]]]:
+    base = replace(now, fusion="rrf", rrf_k=60, keyword_weight=1.0, keyword_weight_scale=2.0, coverage_power=1.0)
     rrf = [(f"k={k}, kw×{s}·cov", replace(base, fusion="rrf", rrf_k=k, keyword_weight_scale=s))
            for k in (10, 30, 60, 100) for s in (0.5, 1.0, 1.5, 2.0, 3.0)]
     scores = [(f"λ={lam}{', ×2·cov' if cov else ''}", replace(base, fusion="scores", keyword_weight=lam,
@@ -125,7 +126,7 @@ def rules(base: SearchSettings) -> dict[str, list[tuple[str, SearchSettings]]]:
              for k in (10, 30, 60) for s in (1.0, 2.0, 3.0)]
     return {"dense": [("", replace(base, mode="dense"))], "keyword": [("", replace(base, mode="keyword"))],
             "kotae before (rrf k=60, kw×2·cov)": [("", base)], "weighted rrf": rrf, "normalised scores": scores,
-            "rrf + agreement": agree}
+            "rrf + agreement": agree, "kotae now (the defaults)": [("", now)]}
 
 
 def evaluate(sets: dict[str, list[Query]], s: SearchSettings) -> dict[str, dict[str, dict[str, float]]]:
