@@ -235,7 +235,7 @@ def report(sets, results, chosen, arms, timing, args) -> str:  # type: ignore[no
     head = ("| rule (parameter chosen on fit) | worst Δ vs better arm fit / held-out | "
             + " | ".join(f"{n} fit / held-out" for n in names) + " |")
     lines = [f"Fusion rules over the same arm lists (`Searcher.arms`: top 50 each, synonyms on, default index), "
-             f"{DEFAULT_ENGINES[0]}. nDCG@10 (BEIR graded; golden rule 'either'). BEIR sets subsampled to "
+             f"{DEFAULT_ENGINES[0]}. nDCG@10 (BEIR graded; golden rule 'either'). BEIR sets subsampled (seed 0) to at most "
              f"{args.queries} questions (seed 0), split even/odd; golden-ja/en even/odd; users sets by their "
              f"split field. Golden indexes: index.chunk.heading = {args.heading}. n per set: " + ", ".join(f"{n} {len(q)}" for n, q in sets.items())
              + f". Collection seconds {timing}. Machine: {m['cpu']}, {m['cores']} cores. "
