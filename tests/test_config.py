@@ -92,3 +92,16 @@ def test_readme_configuration_table_is_generated_from_the_tree():
     m = re.search(r"<!-- settings table: kotae config table -->\n(.*?)\n<!-- end of settings table -->", readme, re.DOTALL)
     assert m, "README has lost its settings table"
     assert m.group(1).strip() == markdown_table(), "README's table drifted: paste the output of `kotae config table`"
+
+
+def test_chunk_key_of_indexes_before_the_heading_setting_is_kept():
+    """An index made before index.chunk.heading keeps its chunking key (it is not re-chunked); another
+    heading setting is another key."""
+    import hashlib
+    import json
+
+    from kotae.config import ChunkSettings
+
+    before = {"max_tokens": 256, "overlap_tokens": 48, "min_tokens": 32, "contextual_prefix": False}
+    assert ChunkSettings().key() == hashlib.sha1(json.dumps(before, sort_keys=True).encode()).hexdigest()[:12]
+    assert ChunkSettings(heading="keywords").key() != ChunkSettings().key()

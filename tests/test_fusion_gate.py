@@ -61,3 +61,49 @@ def test_calibrate_keeps_false_refusals_under_the_limit():
     assert st.precision == 1.0 and st.recall == pytest.approx(2 / 3)
     _loose, st2 = calibrate(samples, max_false_refusal=0.25)
     assert st2.abstained == 3 and st2.false_refusals == 1
+
+
+def _arms(dense, keyword, coverage=0.5):
+    from kotae.search.fusion import Arms
+
+    return Arms(dense, keyword, coverage, 0.05)
+
+
+def test_fuse_modes_and_rrf_weights_from_coverage():
+    from kotae.config import SearchSettings
+    from kotae.search.fusion import fuse
+
+    a = _arms([(1, 0.9), (2, 0.8)], [(2, 7.0), (3, 5.0)], coverage=0.25)
+    s = SearchSettings(fusion="rrf", keyword_weight_scale=2.0, coverage_power=1.0)
+    assert fuse(a, s, "dense") == [(1, 0.9), (2, 0.8)]
+    assert fuse(a, s, "keyword") == [(2, 7.0), (3, 5.0)]
+    got = dict(fuse(a, s))  # keyword weight 1 × 2 × coverage 0.25 = 0.5
+    assert got[2] == pytest.approx(1 / 62 + 0.5 / 61)
+    assert got[3] == pytest.approx(0.5 / 62)
+
+
+def test_fuse_by_normalised_scores():
+    from kotae.config import SearchSettings
+    from kotae.search.fusion import fuse, normalised
+
+    assert normalised([(1, 0.9), (2, 0.8), (3, 0.5)]) == pytest.approx({1: 1.0, 2: 0.75, 3: 0.0})
+    assert normalised([(4, 2.0)]) == {4: 1.0}
+    a = _arms([(1, 0.9), (2, 0.8), (3, 0.5)], [(3, 9.0), (2, 6.0), (4, 3.0)], coverage=1.0)
+    s = SearchSettings(fusion="scores", keyword_weight=0.2, keyword_weight_scale=2.0)  # 0.2 × 2 × 1.0³
+    got = fuse(a, s)
+    assert dict(got) == pytest.approx({1: 1.0, 2: 0.75 + 0.4 * 0.5, 3: 0.4, 4: 0.0})
+    assert [i for i, _ in got] == [1, 2, 3, 4]
+
+
+def test_agreement_scales_the_keyword_weight():
+    from dataclasses import replace
+
+    from kotae.config import SearchSettings
+    from kotae.search.fusion import agreement, weights
+
+    a = _arms([(1, 0.9), (2, 0.8)], [(2, 7.0), (3, 5.0)], coverage=0.5)
+    assert agreement(a.dense, a.keyword) == 0.5
+    rrf = replace(SearchSettings(), fusion="rrf", keyword_weight_scale=2.0, coverage_power=1.0)
+    assert weights(a, replace(rrf, fusion="agreement")) == pytest.approx((1.0, 1.0 * 2 * 0.5 * 1.0))
+    assert weights(a, rrf) == pytest.approx((1.0, 1.0))
+    assert weights(a, SearchSettings()) == pytest.approx((1.0, 3 * 0.5**3))  # the default: 3 × coverage³

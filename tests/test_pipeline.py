@@ -1,6 +1,7 @@
 """Indexing and asking end to end with the FakeEmbedder: skips, replacement, removal, bad input, CLI."""
 import json
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -233,9 +234,10 @@ def test_keyword_weight_follows_keyword_coverage(docs, store, fake_embedder):
     from kotae.search.searcher import SearchSettings
 
     index_paths([str(docs)], store, fake_embedder, IndexSettings())
-    plain = Searcher(store, fake_embedder, SearchSettings(adaptive_keyword_weight=False))
-    adaptive = Searcher(store, fake_embedder, SearchSettings(adaptive_keyword_weight=True))
-    half = Searcher(store, fake_embedder, SearchSettings(keyword_weight_scale=1.0))
+    rrf = SearchSettings(fusion="rrf", keyword_weight_scale=2.0, coverage_power=1.0)
+    plain = Searcher(store, fake_embedder, replace(rrf, adaptive_keyword_weight=False))
+    adaptive = Searcher(store, fake_embedder, replace(rrf, adaptive_keyword_weight=True))
+    half = Searcher(store, fake_embedder, replace(rrf, keyword_weight_scale=1.0))
     # Every question word is in the best keyword hit: the keyword side counts scale × as much as dense.
     q = "賃金 翌月 支払う"
     assert [h.fused for h in half.search(q).hits] == [h.fused for h in plain.search(q).hits]

@@ -269,6 +269,11 @@ def test_same_top_results_on_both_backends(both, mode):
     for q in _questions():
         got = {k: s.search(q, mode=mode, top_k=5) for k, s in searchers.items()}
         a, b = got["sqlite"], got["postgres"]
+        if mode == "hybrid" and any(len(terms(t)) > 1 for t in analyze(q)):
+            # a split token scores otherwise on PostgreSQL (see below), and score fusion adds the normalised
+            # BM25 scores, not only ranks: the best hit agrees, the order behind it may not
+            assert a.hits[0].chunk.id == b.hits[0].chunk.id, q
+            continue
         assert [h.chunk.id for h in a.hits] == [h.chunk.id for h in b.hits], q
         for ha, hb in zip(a.hits, b.hits, strict=True):
             assert ha.keyword_rank == hb.keyword_rank, q
@@ -407,3 +412,31 @@ def test_a_read_only_replica_opens_and_searches(pg_url, tmp_path):
         replica.remove_document(hits[0].chunk.doc_id)
     for s in (primary, replica):
         s.close()
+
+
+def test_heading_keywords_are_searched_alike(pg_url, tmp_path):
+    """index.chunk.heading = keywords: the chunks after a section's first, which lack its heading line, are found
+    by a word only the heading holds, with the same BM25 on both backends."""
+    from kotae.config import ChunkSettings
+
+    doc = tmp_path / "policy.md"
+    body = " ".join(f"Rule {i}: hours past eight a day are paid at 125 percent of the base rate." for i in range(80))
+    doc.write_text(f"# Overtime compensation\n\n{body}\n\n# Holidays\n\nThe office closes on holidays.\n",
+                   encoding="utf-8")
+    found = {}
+    for name, location in (("sqlite off", str(tmp_path / "a")), ("sqlite", str(tmp_path / "b")),
+                           ("postgres", pg_url)):
+        s = open_store(location)
+        heading = "off" if name.endswith("off") else "keywords"
+        index_paths([str(doc)], s, TieFreeEmbedder(), IndexSettings(chunk=ChunkSettings(heading=heading)))
+        assert s.meta("heading") == heading
+        got = s.keyword_search(analyze("overtime"), 50, None)
+        chunks = s.chunks([r for r, _ in got])
+        found[name] = [(chunks[r].id, round(x, 6)) for r, x in got]
+        n_section = sum(c.heading == ("Overtime compensation",) for c in s.chunks(
+            [r for r, _ in s.chunk_texts()]).values())
+        s.close()
+    assert n_section > 2
+    assert len(found["sqlite off"]) == 1  # the chunk holding the heading line
+    assert len(found["sqlite"]) == n_section
+    assert found["sqlite"] == found["postgres"]

@@ -29,6 +29,8 @@ from typing import Any
 from kotae.errors import ConfigError
 
 MODES = ("dense", "keyword", "hybrid", "hybrid+rerank")
+FUSIONS = ("rrf", "scores", "agreement")
+HEADINGS = ("off", "keywords", "embed", "both")
 OCR_MODES = ("auto", "always", "off")
 LONG_EVIDENCE = ("fewer", "summarise")
 REWRITE = ("off", "hyde")
@@ -83,10 +85,16 @@ class ChunkSettings:
     min_tokens: int = _opt(32, "smaller sections merge into a neighbour on the same page")
     contextual_prefix: bool = _opt(False, "embed and keyword-index each chunk with its file name and heading "
                                           "path in front", flag="--contextual-prefix")
+    heading: str = _opt("off", "the chunk's heading path as search evidence: added to its keyword text "
+                               "(keywords), to the text e5 embeds (embed), both, or off", choices=HEADINGS)
 
     def key(self) -> str:
-        """A short hash: an index whose chunks were cut differently is re-chunked."""
-        return hashlib.sha1(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+        """A short hash: an index whose chunks were cut differently is re-chunked. `heading` at its default
+        is left out, so indexes made before it keep their key (and are not re-chunked)."""
+        d = asdict(self)
+        if d["heading"] == "off":
+            del d["heading"]
+        return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -164,16 +172,26 @@ class SearchSettings:
                      choices=MODES)
     top_k: int = _opt(5, "passages returned and shown", flag="--top-k")
     candidates: int = _opt(50, "top-N of each retriever that goes into fusion")
+    # bench/fusion_design.py, parameters chosen on the fit halves, nDCG@10 held-out (kotae before → now): JSQuAD
+    # 0.942 → 0.950 (keyword 0.938), golden-en 0.912 → 0.969 (dense 0.969), users-en 0.652 → 0.713 (dense
+    # 0.713), users-ja 0.900 → 0.936, golden-ja 0.859 → 0.837 (dense 0.826): never below the better arm; SQuAD2
+    # half 0.890 → 0.906 (unseen in the choice); users-real 0.845 → 0.812, below keyword 0.837 (unseen).
+    fusion: str = _opt("scores", "how hybrid combines the two rankings: rrf (weighted reciprocal ranks), scores "
+                              "(weighted sum of min-max normalised scores) or agreement (rrf, the keyword weight "
+                              "scaled by how far its top 10 agrees with dense)", choices=FUSIONS)
     rrf_k: int = _opt(60, "reciprocal rank fusion constant")
     dense_weight: float = _opt(1.0, "weight of the dense ranking in fusion")
     keyword_weight: float = _opt(1.0, "weight of the keyword ranking in fusion")
-    # Scale the keyword weight per query by 2 × the keyword coverage of its best keyword hits (0..2: keyword
-    # counts more than dense when its best hits hold most of the question's rare words). bench/fusion.py,
-    # nDCG@10 against equal-weight RRF: SciFact 0.720 → 0.718, JSQuAD 0.938 → 0.946 (keyword alone 0.943),
-    # golden-ja 0.797 → 0.808, golden-en 0.910 → 0.928.
+    # Scale the keyword weight per query by scale × the keyword coverage of its best keyword hits to a power
+    # (0..3: keyword counts more than dense when its best hits hold most of the question's rare words, and
+    # little when they hold some). Earlier, with RRF and 2 × coverage (bench/fusion.py, nDCG@10 against
+    # equal-weight RRF): SciFact 0.720 → 0.718, JSQuAD 0.938 → 0.946, golden-ja 0.797 → 0.808, golden-en
+    # 0.910 → 0.928; 3 × coverage³ with score fusion: see `fusion` above.
     adaptive_keyword_weight: bool = _opt(True, "scale the keyword weight by how much of the question's rare "
                                                "words its best hits hold")
-    keyword_weight_scale: float = _opt(2.0, "the keyword weight's scale under adaptive_keyword_weight")
+    keyword_weight_scale: float = _opt(3.0, "the keyword weight's scale under adaptive_keyword_weight")
+    coverage_power: float = _opt(3.0, "adaptive_keyword_weight: the keyword weight goes with coverage to this "
+                                      "power (above 1: partial coverage counts less)")
     synonyms: bool = _opt(True, "expand keyword questions by the bundled synonym groups (Sudachi synonym "
                                 "dictionary: 残業 finds 時間外労働, salary finds 賃金)")
     # bench/retrieval_design.py, hybrid hit@1 on the fit half of golden-users-ja 0.643 (no synonyms) → 0.679 (group

@@ -101,9 +101,10 @@ def doc_id_for(path: str) -> str:
     return hashlib.sha1(os.fsencode(os.path.abspath(path))).hexdigest()[:16]
 
 
-def embed_text(chunk: Chunk, contextual_prefix: bool = False) -> str:
-    """What the embedder and the keyword index see: width-normalised text, optionally after a
-    contextual prefix naming the file and heading path (the displayed and cited text stays as is).
+def embed_text(chunk: Chunk, contextual_prefix: bool = False, heading: bool = False) -> str:
+    """What the embedder (and the keyword index) see: width-normalised text, optionally after a
+    contextual prefix naming the file and heading path, or after the heading path's levels the text does not
+    already hold (`heading`); the displayed and cited text stays as is.
     Table rows (chunks with a row range) always come after their heading path: a row alone says neither
     which table, whose document nor which period it belongs to (bench/results/pdf_tables_context.md)."""
     if contextual_prefix:
@@ -111,7 +112,22 @@ def embed_text(chunk: Chunk, contextual_prefix: bool = False) -> str:
         return normalize_width(f"{head}\n{chunk.text}")
     if chunk.rows is not None and chunk.heading:
         return normalize_width(" › ".join(chunk.heading) + "\n" + chunk.text)
-    return normalize_width(chunk.text)
+    missing = missing_heading(chunk) if heading else ()
+    return normalize_width(" › ".join(missing) + "\n" + chunk.text if missing else chunk.text)
+
+
+def missing_heading(chunk: Chunk) -> tuple[str, ...]:
+    """The levels of the chunk's heading path that its text does not contain (a chunk that begins its section
+    usually starts with the heading line; the chunks after it, and chapter levels, do not)."""
+    text = normalize_width(chunk.text)
+    return tuple(h for h in chunk.heading if h.strip() and normalize_width(h) not in text)
+
+
+def keyword_text(chunk: Chunk, embedded: str, heading: bool) -> str:
+    """The analysed keyword text of a chunk: its embedded text's tokens, after the tokens of the heading levels
+    neither the text nor the embedded prefix holds, when `heading`."""
+    missing = [h for h in missing_heading(chunk) if normalize_width(h) not in embedded] if heading else []
+    return " ".join(analyze(" ".join(missing)) + analyze(embedded) if missing else analyze(embedded))
 
 
 def text_hash(model_id: str, text: str) -> str:
@@ -151,6 +167,7 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         force = force or store.meta("chunking") is not None  # settings changed: re-chunk everything
         store.set_meta("chunking", chunking_key)
         store.set_meta("contextual_prefix", "1" if settings.chunk.contextual_prefix else "0")
+        store.set_meta("heading", settings.chunk.heading)
         store.set_meta("chunk_settings", "")
         store.set_meta("synonym_terms", "1" if settings.synonym_terms else "0")
     elif store.meta("synonym_terms") is None:  # an index made before synonyms: its keywords have no group terms
@@ -296,12 +313,12 @@ def prepare_file(path: str, name: str, store: Store, embedder: Embedder, setting
     with _timed(seconds, "chunk"):
         chunks = chunk_document(doc, doc_id, name, count_tokens=embedder.count_tokens, max_tokens=c.max_tokens,
                                 overlap_tokens=c.overlap_tokens, min_tokens=c.min_tokens)
-        texts = [embed_text(ch, c.contextual_prefix) for ch in chunks]
+        texts = [embed_text(ch, c.contextual_prefix, c.heading in ("embed", "both")) for ch in chunks]
         hashes = [text_hash(embedder.model_id, t) for t in texts]
     if not chunks:
         raise DocumentError(path, "no text found in the document", "check that it is not empty or scanned")
     with _timed(seconds, "analyze"):
-        keyword = [" ".join(analyze(t)) for t in texts]
+        keyword = [keyword_text(ch, t, c.heading in ("keywords", "both")) for ch, t in zip(chunks, texts, strict=True)]
         if settings.synonym_terms:
             keyword = [with_group_terms(k, bundled()) for k in keyword]
     info = DocumentInfo(
@@ -356,7 +373,8 @@ def reembed(store: Store, embedder: Embedder, progress: Progress | None = None) 
     rowids = [r for r, _ in store.chunk_texts()]
     chunks = store.chunks(rowids)
     contextual = store.meta("contextual_prefix") == "1"
-    texts = [embed_text(chunks[r], contextual) for r in rowids]
+    heading = store.meta("heading") in ("embed", "both")
+    texts = [embed_text(chunks[r], contextual, heading) for r in rowids]
     vectors = embedder.passages(texts, on_batch=(lambda n: progress("embedded", n)) if progress else None)
     store.replace_embeddings(embedder.model_id, rowids,
                              [text_hash(embedder.model_id, t) for t in texts], vectors)

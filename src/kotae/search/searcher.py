@@ -12,7 +12,7 @@ from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
-from kotae.search.fusion import add_weighted, arm_trust, rrf
+from kotae.search.fusion import Arms, add_weighted, fuse
 from kotae.search.gate import (
     GateDecision,
     GateSettings,
@@ -118,42 +118,19 @@ class Searcher:
         t1 = time.perf_counter()
         qtokens = analyze(query)
         # Keyword search runs in every mode too: its ranks are reported and feed the gate.
-        extra = self.expansion(qtokens) if s.synonyms else []
-        # a group term is matched besides the word itself, so a chunk holding the question's own word still
-        # ranks first at full weight; phrases (an older index) count half
-        weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
-        if extra and weight == 1.0:  # BM25 adds over terms: one search is the same sum, at half the cost
-            keyword = self.store.keyword_search(qtokens + extra, n, doc_ids)
-        else:
-            keyword = self.store.keyword_search(qtokens, n, doc_ids)
-            if extra:
-                keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
+        keyword = self._keyword_search(qtokens, n, doc_ids)
         t["keyword"] = _ms(t1)
 
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
-        kw_weight = s.keyword_weight
-        if s.adaptive_keyword_weight and mode != "keyword":
-            # Trust keyword ranks as far as the best keyword hits contain the question's rare words:
-            # a paraphrase matching only common words (する, いつ, お金) should not pull noise up.
-            kw_weight *= s.keyword_weight_scale * self.keyword_coverage(terms, keyword, df, n_chunks)
-
-        dense_weight = s.dense_weight
-        if s.arm_trust and mode != "keyword":
-            td, tk = arm_trust(dense, keyword, s.dense_trust_scale, s.keyword_trust_scale)
-            dense_weight, kw_weight = dense_weight * td, kw_weight * tk
+        hybrid = mode in ("hybrid", "hybrid+rerank")
+        cov = self.keyword_coverage(terms, keyword, df, n_chunks) if hybrid and s.adaptive_keyword_weight else 0.0
         sim = dict(dense)
         bm = dict(keyword)
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
         kw_rank = {r: i for i, (r, _) in enumerate(keyword, 1)}
         t1 = time.perf_counter()
-        if mode == "dense":
-            ranked = dense
-        elif mode == "keyword":
-            ranked = keyword
-        else:  # hybrid, hybrid+rerank
-            ranked = rrf({"dense": [r for r, _ in dense], "keyword": [r for r, _ in keyword]}, k=s.rrf_k,
-                         weights={"dense": dense_weight, "keyword": kw_weight})
+        ranked = fuse(Arms(dense, keyword, cov, margin), s, "hybrid" if mode == "hybrid+rerank" else mode)
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
@@ -181,6 +158,30 @@ class Searcher:
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
+
+    def arms(self, query: str, n: int, doc_ids: set[str] | None = None) -> Arms:
+        """The question's two arms as `search` fuses them (dense without an expansion or penalty), for
+        benchmarks that try fusion rules over the same lists."""
+        dense, margin = self._dense_search(self.embedder.query(query), n, doc_ids)
+        qtokens = analyze(query)
+        keyword = self._keyword_search(qtokens, n, doc_ids)
+        terms = list(dict.fromkeys(qtokens))
+        df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
+        return Arms(dense, keyword, self.keyword_coverage(terms, keyword, df, n_chunks), margin)
+
+    def _keyword_search(self, qtokens: list[str], n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
+        """BM25 of the question's tokens and, with synonyms on, its synonym expansion."""
+        s = self.settings
+        extra = self.expansion(qtokens) if s.synonyms else []
+        # a group term is matched besides the word itself, so a chunk holding the question's own word still
+        # ranks first at full weight; phrases (an older index) count half
+        weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
+        if extra and weight == 1.0:  # BM25 adds over terms: one search is the same sum, at half the cost
+            return self.store.keyword_search(qtokens + extra, n, doc_ids)
+        keyword = self.store.keyword_search(qtokens, n, doc_ids)
+        if extra:
+            keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
+        return keyword
 
     def information(self, rowids: list[int]) -> dict[int, float]:
         """`lowinfo.information` of these chunks (kept until the store changes)."""

@@ -21,7 +21,7 @@ from kotae.store.conversations import History
 from kotae.store.sqlite import DB_NAME
 from kotae.types import Chunk, DocumentInfo, PageWords
 
-COPIED_META = ("chunking", "contextual_prefix", "gate", "synonym_terms")
+COPIED_META = ("chunking", "contextual_prefix", "gate", "heading", "synonym_terms")
 
 
 @dataclass
