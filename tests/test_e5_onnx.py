@@ -115,6 +115,18 @@ def test_batch_equals_single(engines):
 
 
 @pytest.mark.slow
+def test_a_vector_does_not_depend_on_its_batch_mates(engines):
+    """Activations are quantised per token: the same text among short or long neighbours, in calls of different
+    padded lengths and sizes, gets the same vector."""
+    onnx_model, _ = engines
+    text = TEXTS[6]
+    alone = onnx_model.embed_batch([text], "passage")[0]
+    for mates in (TEXTS[1:3], TEXTS[12:14], [TEXTS[-1]], TEXTS[:12]):
+        got = onnx_model.embed_batch([*mates, text], "passage")[-1]
+        np.testing.assert_allclose(got, alone, atol=2e-6)
+
+
+@pytest.mark.slow
 def test_passages_and_query_through_the_base_class(engines):
     onnx_model, ref = engines
     np.testing.assert_allclose(onnx_model.passages(TEXTS[:6]) @ ref.query("有給休暇"),
