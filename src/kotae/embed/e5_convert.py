@@ -24,7 +24,6 @@ import numpy as np
 QK = 32
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 OPSET = 17
-GELU_SHIFT = 0.17  # GELU(x) >= -0.16997: shifted by this, its outputs are >= 0
 
 
 @dataclass(frozen=True)
@@ -139,65 +138,48 @@ def build_graph(f: E5File, unsigned: bool = False) -> Any:
     H, FF, NH = f.hidden, f.ffn, f.heads
     nodes: list[Any] = []
     inits: list[Any] = []
-    colsums: dict[str, np.ndarray] = {}  # per linear: the column sums of its dequantised weights
 
     def const(name: str, arr: np.ndarray) -> str:
         inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
         return name
 
-    def linear(x: str, rows: list[str], out: str, shift: float = 0.0) -> str:
-        """x @ W (W = the named matrices stacked; x is (tokens, K)) with int8 weights and 8-bit activations
-        quantised per token: the result of a row depends on that row only, so a text embeds the same alone or in
-        any batch, and the few tokens with huge activations do not flatten everyone else's (as one scale per
-        tensor does).
+    def linear(x: str, rows: list[str], out: str) -> str:
+        """x @ W (W = the named matrices stacked) with int8 weights and 8-bit activations quantised per token.
 
-        Without `shift` a row is quantised symmetrically (zero point 128, scale max|x| / 127); with it, x + shift
-        is >= 0 (GELU's outputs are >= -0.17) and uses all 256 levels from zero (scale max / 255), the
-        shift's product being a constant the caller folds into the next bias (`colsum`). Either way the zero
-        point is one constant, so `QuantizeLinear` (per row) and `MatMulIntegerToFloat` (the integer GEMM, its
-        per-column weight scale and per-row activation scale applied as it writes) do all the work: two passes
-        over the activations instead of the ten element-wise ops an asymmetric per-row zero point needs."""
+        The result of a row depends on that row only, so a text embeds the same alone or in any batch, and the
+        few tokens with huge activations no longer flatten everyone else's (as one scale per tensor does)."""
         blocks = np.concatenate([f.q4(r, FF if r.endswith("fi.w") else H) for r in rows], axis=0)
         q, scale = to_int8(dequantize(blocks).T)
-        colsums[out] = (q.astype(np.float32) * scale).sum(axis=0)
+        colsum = (q.astype(np.float32) * scale).sum(axis=0)
         n = out + "."
-        weights = [const(n + "B", (q.astype(np.int16) + 128).astype(np.uint8) if unsigned else q)]
-        if shift:
-            nodes.extend([
-                helper.make_node("Add", [x, const(n + "shift", np.array(shift, np.float32))], [n + "xs"]),
-                helper.make_node("ReduceMax", [n + "xs"], [n + "max"], axes=[-1], keepdims=1),
-                helper.make_node("Max", [n + "max", "tiny"], [n + "maxc"]),
-                helper.make_node("Div", [n + "maxc", "levels"], [n + "s"]),
-            ])
-            x, a_zp = n + "xs", "zp0"
-        else:
-            nodes.extend([
-                helper.make_node("ReduceMin", [x], [n + "min"], axes=[-1], keepdims=1),
-                helper.make_node("ReduceMax", [x], [n + "max"], axes=[-1], keepdims=1),
-                helper.make_node("Neg", [n + "min"], [n + "nmin"]),
-                helper.make_node("Max", [n + "max", n + "nmin"], [n + "abs"]),
-                helper.make_node("Max", [n + "abs", "tiny"], [n + "absc"]),
-                helper.make_node("Div", [n + "absc", "half_levels"], [n + "s"]),
-            ])
-            a_zp = "zp128"
+        weights = [const(n + "B", (q.astype(np.int16) + 128).astype(np.uint8)), "", "zp128"] if unsigned \
+            else [const(n + "B", q)]
         nodes.extend([
-            helper.make_node("Reshape", [n + "s", "flat"], [n + "s1"]),
-            helper.make_node("Shape", [n + "s1"], [n + "shape1"]),
-            helper.make_node("Expand", [a_zp, n + "shape1"], [n + "zp"]),
-            helper.make_node("QuantizeLinear", [x, n + "s1", n + "zp"], [n + "u8"], axis=0),
-            helper.make_node("MatMulIntegerToFloat",
-                             [n + "u8", *weights, n + "s", const(n + "scale", scale), a_zp,
-                              *(["zp128"] if unsigned else [])],
-                             [out], domain="com.microsoft"),
+            helper.make_node("ReduceMin", [x], [n + "min"], axes=[-1], keepdims=1),
+            helper.make_node("ReduceMax", [x], [n + "max"], axes=[-1], keepdims=1),
+            helper.make_node("Sub", [n + "max", n + "min"], [n + "range"]),
+            helper.make_node("Max", [n + "range", "tiny"], [n + "rangec"]),
+            helper.make_node("Div", ["levels", n + "rangec"], [n + "inv"]),
+            helper.make_node("Mul", [n + "min", n + "inv"], [n + "mininv"]),
+            helper.make_node("Sub", ["half", n + "mininv"], [n + "shift"]),  # (x - min) * inv + 0.5
+            helper.make_node("Mul", [x, n + "inv"], [n + "xs"]),
+            helper.make_node("Add", [n + "xs", n + "shift"], [n + "xr"]),
+            helper.make_node("Cast", [n + "xr"], [n + "u8"], to=TensorProto.UINT8),
+            helper.make_node("MatMulInteger", [n + "u8", *weights], [n + "i32"]),
+            helper.make_node("Cast", [n + "i32"], [n + "f"], to=TensorProto.FLOAT),
+            helper.make_node("Div", [n + "f", n + "inv"], [n + "fr"]),
+            helper.make_node("Mul", [n + "fr", const(n + "scale", scale)], [n + "main"]),
+            helper.make_node("Mul", [n + "min", const(n + "colsum", colsum)], [n + "offset"]),
+            helper.make_node("Add", [n + "main", n + "offset"], [out]),
         ])
         return out
 
     t = f.tensors
 
-    def add_norm(y: str, bias: np.ndarray, bias_name: str, residual: str, ln: str, out: str) -> str:
+    def add_norm(y: str, bias: str, residual: str, ln: str, out: str) -> str:
         # LayerNorm(y + bias + residual) in plain ops: onnxruntime's SkipLayerNormalization kernel is several
         # times slower on CPU, so sessions also disable SkipLayerNormFusion
-        nodes.append(helper.make_node("Add", [y, const(bias_name, bias.astype(np.float32))], [out + ".yb"]))
+        nodes.append(helper.make_node("Add", [y, const(bias, t[bias])], [out + ".yb"]))
         nodes.append(helper.make_node("Add", [out + ".yb", residual], [out + ".sum"]))
         nodes.append(helper.make_node("LayerNormalization", [out + ".sum", const(ln + ".w", t[ln + ".w"]),
                                                              const(ln + ".b", t[ln + ".b"])], [out],
@@ -207,46 +189,32 @@ def build_graph(f: E5File, unsigned: bool = False) -> Any:
     split3 = const("split3", np.array([H, H, H], np.int64))
     const("tiny", np.array(1e-6, np.float32))
     const("levels", np.array(255.0, np.float32))
-    const("half_levels", np.array(127.0, np.float32))
+    const("half", np.array(0.5, np.float32))
     const("zp128", np.array(128, np.uint8))
-    const("zp0", np.array(0, np.uint8))
-    const("flat", np.array([-1], np.int64))
-    # the encoder works on (tokens, H) matrices, so that each token is one row to quantise; attention and pooling
-    # see (B, S, H) again
-    nodes += [
-        helper.make_node("Shape", ["embeddings"], ["bsh"]),
-        helper.make_node("Slice", ["bsh", const("i0", np.array([0], np.int64)), const("i2", np.array([2], np.int64))],
-                         ["bs"]),
-        helper.make_node("Concat", ["bs", const("h3", np.array([3 * H], np.int64))], ["bs3h"], axis=0),
-        helper.make_node("Reshape", ["embeddings", const("rows", np.array([-1, H], np.int64))], ["emb2"]),
-        helper.make_node("LayerNormalization", ["emb2", const("emb.ln.w", t["emb.ln.w"]),
-                                                const("emb.ln.b", t["emb.ln.b"])], ["x0"], axis=-1, epsilon=f.eps),
-    ]
+    nodes.append(helper.make_node("LayerNormalization", ["embeddings", const("emb.ln.w", t["emb.ln.w"]),
+                                                         const("emb.ln.b", t["emb.ln.b"])], ["x0"],
+                                  axis=-1, epsilon=f.eps))
     x = "x0"
     for i in range(f.layers):
         p = f"l{i}."
         qkv = linear(x, [p + "q.w", p + "k.w", p + "v.w"], p + "qkv")
         qkv_bias = np.concatenate([t[p + "q.b"], t[p + "k.b"], t[p + "v.b"]])
         q, k, v = p + "q", p + "k", p + "v"
-        nodes.append(helper.make_node("Reshape", [qkv, "bs3h"], [p + "qkv3"]))
-        nodes.append(helper.make_node("Split", [p + "qkv3", split3], [q, k, v], axis=-1))
+        nodes.append(helper.make_node("Split", [qkv, split3], [q, k, v], axis=-1))
         nodes.append(helper.make_node("MultiHeadAttention", [q, k, v, const(p + "qkv.bias", qkv_bias), "mask"],
-                                      [p + "ctx3"], domain="com.microsoft", num_heads=NH))
-        nodes.append(helper.make_node("Reshape", [p + "ctx3", "rows"], [p + "ctx"]))
+                                      [p + "ctx"], domain="com.microsoft", num_heads=NH))
         ao = linear(p + "ctx", [p + "ao.w"], p + "ao")
-        x1 = add_norm(ao, t[p + "ao.b"], p + "ao.b", x, p + "aln", p + "x1")
+        x1 = add_norm(ao, p + "ao.b", x, p + "aln", p + "x1")
         fi = linear(x1, [p + "fi.w"], p + "fi")
         nodes.append(helper.make_node("BiasGelu", [fi, const(p + "fi.b", t[p + "fi.b"])], [p + "gelu"],
                                       domain="com.microsoft"))
-        fo = linear(p + "gelu", [p + "fo.w"], p + "fo", shift=GELU_SHIFT)
-        # (gelu + shift) @ W = gelu @ W + shift * colsum(W): the constant leaves the bias
-        x = add_norm(fo, t[p + "fo.b"] - GELU_SHIFT * colsums[fo], p + "fo.b", x1, p + "oln", p + "out")
+        fo = linear(p + "gelu", [p + "fo.w"], p + "fo")
+        x = add_norm(fo, p + "fo.b", x1, p + "oln", p + "out")
     # pooled = sum over tokens of mask * hidden, as a batched (1, S) x (S, H) matmul
     nodes += [
-        helper.make_node("Reshape", [x, "bsh"], ["x3"]),
         helper.make_node("Cast", ["mask"], ["maskf"], to=TensorProto.FLOAT),
         helper.make_node("Unsqueeze", ["maskf", const("axis1", np.array([1], np.int64))], ["mask3"]),
-        helper.make_node("MatMul", ["mask3", "x3"], ["pooled3"]),
+        helper.make_node("MatMul", ["mask3", x], ["pooled3"]),
         helper.make_node("Squeeze", ["pooled3", "axis1"], ["pooled"]),
     ]
     graph = helper.make_graph(

@@ -20,7 +20,7 @@ from kotae.embed.e5_convert import E5File, build_graph, dequantize, read_e5_file
 from kotae.embed.e5_tokenizer import E5Tokenizer
 from kotae.errors import ConfigError
 
-GRAPH = "int8r2"  # bump when build_graph changes what it computes: it renames the cache file and `version`
+GRAPH = "int8r1"  # bump when build_graph changes what it computes: it renames the cache file and `version`
 PREFIX = {"query": "query: ", "passage": "passage: "}
 
 
