@@ -69,7 +69,7 @@ def read_e5_file(data: bytes | mmap.mmap) -> E5File:
     o += 4 * n_pieces
     blob = data[o : o + bloblen]
     o += bloblen
-    pieces = [blob[a:b].decode("utf-8") for a, b in zip(offs[:-1].tolist(), offs[1:].tolist())]
+    pieces = _pieces(blob, offs, n_pieces)
     n_norm, nm_bytes = struct.unpack_from("<iI", data, o)
     o += 8
     norm: dict[int, str] = {}
@@ -96,6 +96,16 @@ def read_e5_file(data: bytes | mmap.mmap) -> E5File:
         else:
             tensors[name] = np.frombuffer(data, Q4_BLOCK, n // QK, off)
     return E5File(hidden, layers, heads, ffn, maxp, float(eps), bos, eos, pad, unk, pieces, scores, norm, tensors)
+
+
+def _pieces(blob: bytes | mmap.mmap, offs: np.ndarray, n: int) -> list[str]:
+    """The vocabulary's strings: one NUL between pieces, one decode and one split (a decode per piece costs
+    ~0.2 s of a cold start); piece by piece where a piece holds a NUL itself."""
+    raw = np.frombuffer(blob, np.uint8)
+    pieces = np.insert(raw, offs[1:-1].astype(np.int64), 0).tobytes().decode("utf-8").split("\x00")
+    if len(pieces) == n and b"\x00" not in blob:
+        return pieces
+    return [blob[a:b].decode("utf-8") for a, b in zip(offs[:-1].tolist(), offs[1:].tolist())]
 
 
 def dequantize(blocks: np.ndarray) -> np.ndarray:

@@ -31,12 +31,9 @@ class E5Tokenizer:
 
     def __init__(self, pieces: Sequence[str], scores: np.ndarray, norm: dict[int, str], unk: int) -> None:
         self.unk = unk
-        self._table = {cp: out for cp, out in norm.items()}
-        self._scores = [float(s) for s in scores]
-        self._ids: dict[str, int] = {}
-        for i, piece in enumerate(pieces):
-            if piece and i != unk:
-                self._ids.setdefault(piece, i)
+        self._table = dict(norm)
+        self._scores = np.asarray(scores, np.float32).tolist()
+        self._ids = piece_ids(pieces, unk)
         self._longest = max(map(len, self._ids), default=1)
         self._prefixes: set[str] | None = None  # built on the first long text: 0.16 s a short query never pays
         self._unk_score = min(self._scores) - 10.0
@@ -113,6 +110,20 @@ class E5Tokenizer:
             idx, i = back[i]
             out.append(idx)
         return out[::-1]
+
+
+def piece_ids(pieces: Sequence[str], unk: int) -> dict[str, int]:
+    """Piece -> its first id, empty pieces and <unk> left out; built in C (a cold start's 250,000-piece loop
+    took ~0.3 s)."""
+    ids = dict(zip(reversed(pieces), range(len(pieces) - 1, -1, -1)))  # the lowest id is written last
+    ids.pop("", None)
+    if 0 <= unk < len(pieces) and ids.get(pieces[unk]) == unk:
+        del ids[pieces[unk]]
+        try:
+            ids[pieces[unk]] = list(pieces).index(pieces[unk], unk + 1)
+        except ValueError:
+            pass
+    return ids
 
 
 def _rust_unigram(pieces: Sequence[str], scores: Sequence[float], unk: int):  # type: ignore[no-untyped-def]
