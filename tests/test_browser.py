@@ -63,6 +63,11 @@ def site(tmp_path_factory) -> Iterator[str]:
     store.close()
 
 
+# The optional routes: without them the UI asks one question at a time (no history, feedback or picker);
+# with them, tests/test_browser_chat.py.
+OPTIONAL = ("/conversations", "/feedback", "/collections")
+
+
 @contextmanager
 def launched() -> Iterator[Browser]:
     """Debian's Chromium, headless."""
@@ -82,8 +87,10 @@ def browser() -> Iterator[Browser]:
 
 @contextmanager
 def opened(browser: Browser, site: str, *, locale: str = "ja-JP", viewport: dict | None = None,
-           path: str = "/") -> Iterator[Page]:
-    """A fresh browser profile (empty localStorage) on `site`, refusing anything from elsewhere."""
+           path: str = "/", without: tuple[str, ...] = ()) -> Iterator[Page]:
+    """A fresh browser profile (empty localStorage) on `site`, refusing anything from elsewhere; routes under
+    the paths `without` answer 404, as from a server without them (an older kotae, a proxy that forwards
+    only some routes)."""
     os.makedirs(SHOTS, exist_ok=True)
     context = browser.new_context(viewport=viewport or DESKTOP, locale=locale)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
@@ -95,7 +102,10 @@ def opened(browser: Browser, site: str, *, locale: str = "ja-JP", viewport: dict
         pg.sent = []  # type: ignore[attr-defined]
 
         def route(r):  # the page must work offline: anything not from our server is refused
-            if r.request.url.startswith(site) or r.request.url.startswith(("blob:", "data:")):
+            if without and r.request.url[len(site):].startswith(without):
+                r.fulfill(status=404, content_type="application/json",
+                          body='{"error": {"code": "not_found", "message": "Not Found"}}')
+            elif r.request.url.startswith(site) or r.request.url.startswith(("blob:", "data:")):
                 if r.request.method == "POST" and r.request.post_data and "json" in (
                         r.request.headers.get("content-type") or ""):
                     pg.sent.append((r.request.url[len(site):], json.loads(r.request.post_data)))  # type: ignore[attr-defined]
@@ -121,7 +131,7 @@ def opened(browser: Browser, site: str, *, locale: str = "ja-JP", viewport: dict
 
 @pytest.fixture
 def page(browser, site) -> Iterator[Page]:
-    with opened(browser, site) as pg:
+    with opened(browser, site, without=OPTIONAL) as pg:
         yield pg
 
 
@@ -159,7 +169,7 @@ def test_upload_ask_and_open_the_highlighted_source_beside_the_answer(page: Page
     expect(page.locator("#ask")).to_have_text("質問する")  # one language, not 「質問する / Ask」
     expect(page.locator("#lang")).to_have_text("English")
     expect(page.locator("#docs-empty")).to_have_text("まだ文書がありません")
-    # this server has none of the optional routes: one question at a time, no history, picker or feedback
+    # a server without the optional routes: one question at a time, no history, picker or feedback
     expect(page.locator("#history")).to_be_hidden()
     expect(page.locator("#new-chat")).to_be_hidden()
     expect(page.locator("#collection-box")).to_be_hidden()
@@ -240,7 +250,7 @@ def test_upload_ask_and_open_the_highlighted_source_beside_the_answer(page: Page
 
 
 def test_one_language_at_a_time_with_a_switch_that_is_kept(browser, site, tmp_path):
-    with opened(browser, site, locale="en-US") as page:
+    with opened(browser, site, locale="en-US", without=OPTIONAL) as page:
         expect(page.locator("html")).to_have_attribute("lang", "en")
         expect(page.locator("#ask")).to_have_text("Ask")
         expect(page.locator("#library-title")).to_have_text("Documents")
@@ -263,7 +273,7 @@ def test_one_language_at_a_time_with_a_switch_that_is_kept(browser, site, tmp_pa
 def test_dont_know_upload_errors_and_delete(browser, site, tmp_path):
     notes = tmp_path / "notes.md"
     notes.write_text("# Notes\n\nThe library closes at six on Fridays.\n", encoding="utf-8")
-    with opened(browser, site, locale="en-GB") as page:
+    with opened(browser, site, locale="en-GB", without=OPTIONAL) as page:
         upload(page, str(notes), "notes.md")
         ask(page, "社員旅行の行き先はどこですか")
         nf = page.locator("#thread .turn .not-found")
@@ -289,7 +299,7 @@ def test_dont_know_upload_errors_and_delete(browser, site, tmp_path):
 
 
 def test_settings_persist_and_go_with_every_question(browser, site, tmp_path):
-    with opened(browser, site, locale="en-US") as page:
+    with opened(browser, site, locale="en-US", without=OPTIONAL) as page:
         page.click("#open-settings")
         expect(page.locator("#settings")).to_be_visible()
         expect(page.locator("#set-mode")).to_have_value("hybrid")
@@ -325,7 +335,7 @@ def test_settings_persist_and_go_with_every_question(browser, site, tmp_path):
 def test_on_a_phone_the_question_comes_first_and_file_names_keep_their_words(browser, site, tmp_path, locale, lang):
     name = "quarterly-financial-report-2024-final.pdf"
     pdf = make_pdf(str(tmp_path / name), PDF_PAGES)
-    with opened(browser, site, locale=locale, viewport=PHONE) as page:
+    with opened(browser, site, locale=locale, viewport=PHONE, without=OPTIONAL) as page:
         upload(page, pdf, name)
         question, library = box(page, "#question"), box(page, "#library")
         assert question["y"] + question["height"] <= library["y"], (question, library)
@@ -349,7 +359,7 @@ def test_on_a_phone_the_question_comes_first_and_file_names_keep_their_words(bro
 
 
 def test_api_docs_work_offline(browser, site):
-    with opened(browser, site, path="/docs") as page:
+    with opened(browser, site, path="/docs", without=OPTIONAL) as page:
         expect(page.locator(".swagger-ui .info .title")).to_contain_text("kotae")
         expect(page.locator(".opblock-summary-path", has_text="/query/stream").first).to_be_visible()
         shot(page, "14-api-docs.png")

@@ -41,7 +41,7 @@ def browser() -> Iterator[Browser]:
 def needs(*paths: str) -> None:
     missing = [p for p in paths if not HAS[p]]
     if missing:
-        pytest.skip(f"this server has no {', '.join(missing)} route yet (the UI's one-question mode is in test_browser.py)")
+        pytest.skip(f"this server has no {', '.join(missing)} route (the UI's one-question mode is in test_browser.py)")
 
 
 def exists(url: str) -> bool:
