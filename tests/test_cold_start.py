@@ -71,3 +71,25 @@ def test_bundled_synonyms_from_the_cache_equal_the_parsed_table(tmp_path, monkey
         assert synonyms.bundled() == parsed
     finally:
         synonyms.bundled.cache_clear()
+
+
+def test_opening_an_index_and_its_model_imports_no_reader_library(tmp_path):
+    """A one-shot `kotae ask` pays for no reader: openpyxl, python-pptx, python-docx, bs4, ftfy and
+    charset_normalizer are imported when a file is read, not when a store or an embedder is opened."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from kotae.facade import Kotae; from kotae.store import open_store; "
+            "from kotae.embed import get_embedder; "
+            f"open_store({str(tmp_path / 'idx')!r}).close(); get_embedder('e5-small-onnx'); "
+            "print(sorted(m for m in ('openpyxl', 'pptx', 'docx', 'bs4', 'ftfy', 'charset_normalizer') "
+            "if m in sys.modules))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_readers_still_load_when_a_file_is_read(tmp_path):
+    from kotae.ingest import supported_extensions
+
+    assert {".xlsx", ".pptx", ".docx", ".html"} <= set(supported_extensions())

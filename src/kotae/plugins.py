@@ -3,7 +3,10 @@
 `load()` imports the built-in modules by name, then every entry point of the group "kotae"; each
 module registers what it provides on import with the same public decorators the built-ins use
 (`kotae.ingest.register`, `kotae.embed.register`, `kotae.store.register`, `kotae.answer.register`).
-The registries call `load()` before they are looked up, so nothing else has to.
+The registries call `load()` before they are looked up, so nothing else has to. The stores, embedders
+and LLMs first call `load(readers=False)`, which imports only the built-ins that are not readers (the
+readers pull in openpyxl, python-pptx, python-docx, bs4: most of a one-shot `kotae ask`'s start), and
+fall back to `load()` for a name the built-ins lack.
 
 A plug-in is any installed distribution that declares an entry point in the group "kotae", whose
 value names the module to import (the entry point's name is only a label, shown in warnings):
@@ -68,32 +71,41 @@ class PluginWarning(UserWarning):
 
 _lock = threading.RLock()
 _done = False
+_core_done = False  # the built-ins but the readers
 _loading = False
 _warnings_list: tuple[str, ...] = ()
 _emitted: set[str] = set()
 
 
-def load(*, refresh: bool = False) -> None:
+def load(*, refresh: bool = False, readers: bool = True) -> None:
     """Import the built-ins, then every plug-in (entry points of the group "kotae"); once per process.
 
     Idempotent and thread-safe; after the first call it costs one flag check. `refresh=True` scans the
     entry points again (a distribution installed or put on sys.path since) and rebuilds `warnings()`.
-    A call made while loading (a module being loaded that looks a registry up) returns at once.
+    `readers=False` imports only the built-in modules that are not readers, and no plug-in (a later
+    `load()` does the rest). A call made while loading (a module being loaded that looks a registry up)
+    returns at once.
     """
-    global _done, _loading, _warnings_list
-    if _done and not refresh:
+    global _done, _core_done, _loading, _warnings_list
+    if (_done or (_core_done and not readers)) and not refresh:
         return
     with _lock:
-        if _loading or (_done and not refresh):
+        if _loading or ((_done or (_core_done and not readers)) and not refresh):
             return
         _loading = True
         try:
+            if not readers:
+                for name in BUILTIN_MODULES:
+                    if name not in BUILTIN_READERS:
+                        importlib.import_module(name)
+                _core_done = True
+                return
             for name in BUILTIN_MODULES:
                 importlib.import_module(name)
             if refresh:
                 importlib.invalidate_caches()
             _warnings_list = tuple(_load_entry_points())
-            _done = True
+            _done = _core_done = True
         finally:
             _loading = False
     for message in _warnings_list:

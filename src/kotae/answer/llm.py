@@ -67,8 +67,10 @@ def get_llm(spec: str, settings: LLMSettings | None = None) -> LLM:
     """Build the LLM named by `spec` ("openai:MODEL", "llamacpp:PATH.gguf", …)."""
     from kotae import plugins
 
-    plugins.load()  # the built-in backends and plug-ins register themselves
+    plugins.load(readers=False)  # the built-in backends register themselves
     prefix, _, arg = spec.partition(":")
+    if prefix not in LLMS:
+        plugins.load()  # a plug-in's
     if prefix not in LLMS:
         raise ConfigError(f"unknown LLM {spec!r}; use one of {', '.join(p + ':…' for p in sorted(LLMS))}")
     if not arg:

@@ -26,8 +26,10 @@ def get_embedder(name: str = "e5-small") -> Embedder:
     """Build the embedder called `name` ("e5-small", "st:<model name or path>", …)."""
     from kotae import plugins
 
-    plugins.load()  # the built-in embedders and plug-ins register themselves
+    plugins.load(readers=False)  # the built-in embedders register themselves
     prefix, _, arg = name.partition(":")
+    if prefix not in EMBEDDERS:
+        plugins.load()  # a plug-in's
     if prefix not in EMBEDDERS:
         from kotae.errors import ConfigError
 

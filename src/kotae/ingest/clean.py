@@ -10,8 +10,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-import ftfy
-
 from kotae.ingest.headings import heading_of
 
 # PDFium writes U+FFFE where a word was hyphenated at the end of a line and drops the line break.
@@ -100,6 +98,8 @@ def fix_mojibake(text: str) -> str:
 
     Only ftfy's encoding fixes run: quotes, widths, ligatures and entities stay as written.
     """
+    import ftfy  # (here: 0.5 s to import, which a one-shot `kotae ask` need not pay)
+
     return ftfy.fix_encoding(text) if text else text
 
 

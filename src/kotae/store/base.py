@@ -33,9 +33,10 @@ def open_store(location: str) -> Store:
     """Open the store at `location`: a directory (SQLite) or a URL whose scheme is registered."""
     from kotae import plugins
 
-    plugins.load()  # the built-in stores and plug-ins register themselves
-
+    plugins.load(readers=False)  # the built-in stores register themselves
     scheme = location.split("://", 1)[0] if "://" in location else "sqlite"
+    if scheme not in STORES:
+        plugins.load()  # a plug-in's
     if scheme not in STORES:
         from kotae.errors import ConfigError
 
