@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
+from reading import KeywordOnly  # the real tokenizer with one constant vector, for --keyword-only
 
 from kotae import Kotae, pipeline
 from kotae.embed import DEFAULT_ENGINES, get_embedder
@@ -45,22 +46,6 @@ def _targets(q: dict) -> set[tuple[str, int]]:
     for extra in q.get("also", []):
         out |= {(os.path.basename(extra["file"]), p) for p in extra["pages"]}
     return out
-
-
-class KeywordOnly(Embedder):
-    """The real model's tokenizer (the same chunks) with one constant vector, which keyword ranking never reads:
-    for `--keyword-only` runs on a loaded machine, where embedding 1,037 pages takes longer than there is."""
-
-    def __init__(self, real: Embedder) -> None:
-        self.real, self.name, self.version, self.dim = real, real.name, real.version, real.dim
-
-    def count_tokens(self, text: str) -> int:
-        return self.real.count_tokens(text)
-
-    def embed_batch(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        out[:, 0] = 1.0
-        return out
 
 
 class Memo(Embedder):
