@@ -41,3 +41,15 @@ def write(name: str, payload: dict[str, Any], markdown: str) -> None:
         f.write(markdown.rstrip() + "\n")
     print(markdown)
     print(f"wrote bench/results/{name}.json and .md")
+
+
+def golden_splits(path: str) -> dict[str, str]:
+    """id → split ("fit" / "held-out") of a golden file's items (those that carry one)."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip() and not line.lstrip().startswith("//"):
+                d = json.loads(line)
+                if "split" in d:
+                    out[str(d.get("id") or n)] = d["split"]
+    return out

@@ -15,14 +15,13 @@ Writes bench/results/<out>.{json,md}: nDCG@10 and MRR@10 per set and rule.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import machine, write
+from common import golden_splits, machine, write
 
 from kotae.config import IndexSettings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
@@ -132,7 +131,7 @@ def golden_sets(embedder, tmp: str, files: Sequence[str], split: str | None) -> 
     searcher = Searcher(store, embedder)
     out = []
     for path in files:
-        splits = _splits(path)
+        splits = golden_splits(path)
         items = [it for it in load_golden(path) if it.answerable
                  and (split is None or splits.get(it.id, split) == split)]
         rows: dict[str, list[dict]] = {r: [] for r in RULES}
@@ -147,16 +146,6 @@ def golden_sets(embedder, tmp: str, files: Sequence[str], split: str | None) -> 
     store.close()
     return out
 
-
-def _splits(path: str) -> dict[str, str]:
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip() and not line.lstrip().startswith("//"):
-                d = json.loads(line)
-                if "split" in d:
-                    out[str(d.get("id") or n)] = d["split"]
-    return out
 
 
 def table(results: Sequence[tuple[str, list[dict]]]) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import machine, write
+from common import golden_splits, machine, write
 
 from kotae.config import HEADINGS, ChunkSettings, IndexSettings, SearchSettings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
@@ -93,7 +93,7 @@ def collect_golden(paths: dict[str, str], store, embedder) -> dict[str, list[Que
     searcher = Searcher(store, embedder)
     out: dict[str, list[Query]] = {}
     for name, p in paths.items():
-        splits = _splits(os.path.join(ROOT, p))
+        splits = golden_splits(os.path.join(ROOT, p))
         rows = []
         for i, it in enumerate(x for x in load_golden(os.path.join(ROOT, p)) if x.answerable):
             a = searcher.arms(it.question, 50, None)
@@ -103,11 +103,6 @@ def collect_golden(paths: dict[str, str], store, embedder) -> dict[str, list[Que
         out[name] = rows
     return out
 
-
-def _splits(path: str) -> dict[str, str]:
-    with open(path, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip() and not line.lstrip().startswith("//")]
-    return {str(d["id"]): d["split"] for d in rows if "split" in d and "id" in d}
 
 
 # --- rules: name → (parameter grid, SearchSettings for one parameter) --------------------------------------

@@ -12,7 +12,6 @@ Writes bench/results/retrieval_design.{json,md} (--out for another name).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sqlite3
@@ -22,7 +21,7 @@ import time
 from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import machine, write
+from common import golden_splits, machine, write
 
 from kotae import Kotae
 from kotae.config import IndexSettings, SearchSettings, Settings
@@ -75,7 +74,7 @@ def main() -> int:
     for p in args.sets.split(","):
         corpus = "real" if p == REAL else "samples"
         sets[os.path.basename(p).removesuffix(".jsonl")] = (
-            corpus, [it for it in load_golden(os.path.join(ROOT, p)) if it.answerable], _splits(os.path.join(ROOT, p)))
+            corpus, [it for it in load_golden(os.path.join(ROOT, p)) if it.answerable], golden_splits(os.path.join(ROOT, p)))
     real = {os.path.join(args.shared, "samples", it.evidence.file): it.evidence.file
             for c, items, _ in sets.values() if c == "real" for it in items if it.evidence.file}
     results: dict[str, dict] = {}
@@ -174,17 +173,6 @@ def _groups(per: list[dict], split: dict[str, str]) -> dict[str, dict]:
     return {g: {"n": len(rs), **{c: round(sum(r[c] for r in rs) / len(rs), 4) for c in COLS}}
             for g, rs in groups.items()}
 
-
-def _splits(path: str) -> dict[str, str]:
-    """id → split of a golden file's items (those that carry one)."""
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip() and not line.lstrip().startswith("//"):
-                d = json.loads(line)
-                if "split" in d:
-                    out[str(d.get("id") or n)] = d["split"]
-    return out
 
 
 def _f(v: object) -> str:
