@@ -11,6 +11,7 @@ from kotae.types import Chunk, DocumentInfo
 
 
 def test_filtered_search_through_the_index_fills_k(pg_url, monkeypatch):
+    monkeypatch.setattr(postgres, "HNSW_MIN", 0)  # an HNSW index however small
     store = postgres.PostgresStore(pg_url)
     store.bind_model("m")
     rng = np.random.default_rng(4)
@@ -21,7 +22,8 @@ def test_filtered_search_through_the_index_fills_k(pg_url, monkeypatch):
         store.write_document(info, ["p"], chunks, [f"h{d}-{i}" for i in range(60)],
                              v / np.linalg.norm(v, axis=1, keepdims=True), ["w"] * 60)
     monkeypatch.setattr(postgres, "EXACT_MAX", 0)  # never the exact fallback for a narrow filter
-    monkeypatch.setattr(postgres, "EF_SEARCH", 10)
+    store.ef_search = 10
+    assert store._rows("SELECT to_regclass('chunks_embedding_hnsw')")[0][0] is not None
     exact = DenseIndex(store.dense_matrix())
     for q in rng.standard_normal((5, 16)).astype(np.float32):
         q /= np.linalg.norm(q)

@@ -62,6 +62,20 @@ class StoreSettings:
     collections_dir: str | None = _opt(None, "the folder of the named collections, one index folder each "
                                              "(default INDEX/collections; on PostgreSQL each collection is a "
                                              "schema, FIRST-SCHEMA__NAME)")
+    # PostgreSQL's HNSW index (bench/pg_hnsw.py chose them: recall@10 ≥ 0.98 at 100k at the lowest latency)
+    hnsw_m: int = _opt(16, "PostgreSQL: HNSW links per node (m); used when the index is (re)built")
+    hnsw_ef_construction: int = _opt(64, "PostgreSQL: HNSW candidate list while building (ef_construction)")
+    hnsw_ef_search: int = _opt(200, "PostgreSQL: HNSW candidate list per search (hnsw.ef_search; at least the "
+                                    "candidates asked for)")
+    hnsw_rebuild_share: float = _opt(0.15, "PostgreSQL: a load adding at least this share of the index's chunks "
+                                           "drops the HNSW index and builds it once at the end (0: always)")
+
+    def __post_init__(self) -> None:
+        if not (self.hnsw_m >= 2 and self.hnsw_ef_construction >= 2 * self.hnsw_m and self.hnsw_ef_search >= 1
+                and self.hnsw_rebuild_share >= 0):
+            raise ConfigError(f"store.hnsw_* out of range (m={self.hnsw_m} ≥ 2, ef_construction="
+                              f"{self.hnsw_ef_construction} ≥ 2·m, ef_search={self.hnsw_ef_search} ≥ 1, "
+                              f"rebuild_share={self.hnsw_rebuild_share} ≥ 0)")
 
     @property
     def location(self) -> str:

@@ -85,6 +85,7 @@ class Kotae(Conversations):
         self.settings = settings or Settings()
         self.store = store
         self.embedder = embedder
+        store.configure(self.settings.store)  # PostgreSQL: its HNSW parameters
         store.bind_model(embedder.model_id)  # an index never mixes the vectors of two models
         self.notices: list[str] = []  # one-line notes for the user (e.g. an engine fallback)
         self._reranker = reranker

@@ -28,7 +28,7 @@ from kotae.ingest.zipcap import ZipLimits
 from kotae.names import storable
 from kotae.search.analyze import analyze
 from kotae.search.synonyms import bundled, with_group_terms
-from kotae.store.base import Store
+from kotae.store.base import DocumentWrite, Store
 from kotae.types import Chunk, DocumentInfo, ParsedDocument
 
 Progress = Callable[[str, int], None]  # (event, amount): "pages", "chunks", "embedded", "file"
@@ -199,11 +199,12 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
             for path, _ in pending:
                 fail(path, "embedded", e)
             vectors = []
-        for (path, p), v in zip(pending, vectors):
-            try:
-                write_prepared(p, v, store, seconds=report.seconds)
-            except Exception as e:  # noqa: BLE001 - one file fails alone
-                fail(path, "written", e)
+        written = list(zip(pending, vectors))
+        with _timed(report.seconds, "write"):  # in one batch, each file atomic (a store may commit them once)
+            errors = store.write_documents([to_write(p, v) for (_, p), v in written])
+        for ((path, p), _), error in zip(written, errors, strict=True):
+            if error is not None:
+                fail(path, "written", error)
             else:
                 report.indexed.append(p.info)
                 report.warnings += [f"{path}: {w}" for w in p.info.warnings]
@@ -212,22 +213,23 @@ def index_paths(paths: Iterable[str], store: Store, embedder: Embedder, settings
         pending.clear()
 
     files, report.passed_over = walk(paths)
-    for path, name in files:
-        name = (names or {}).get(path, name)
-        try:
-            prepared = prepare_file(path, name, store, embedder, settings, progress, force=force,
-                                    seconds=report.seconds, read=read)
-        except Exception as e:  # noqa: BLE001 - one file's failure, whatever it is, must not end the batch
-            fail(path, "read", e)
-        else:
-            if prepared is not None:
-                pending.append((path, prepared))
-                if sum(len(p.texts) for _, p in pending) >= EMBED_BATCH:
-                    flush()
-                continue
-            report.skipped.append(path)
-        done()
-    flush()
+    with store.bulk_load():  # PostgreSQL: a large load builds its HNSW index once, at the end
+        for path, name in files:
+            name = (names or {}).get(path, name)
+            try:
+                prepared = prepare_file(path, name, store, embedder, settings, progress, force=force,
+                                        seconds=report.seconds, read=read)
+            except Exception as e:  # noqa: BLE001 - one file's failure, whatever it is, must not end the batch
+                fail(path, "read", e)
+            else:
+                if prepared is not None:
+                    pending.append((path, prepared))
+                    if sum(len(p.texts) for _, p in pending) >= EMBED_BATCH:
+                        flush()
+                    continue
+                report.skipped.append(path)
+            done()
+        flush()
     return report
 
 
@@ -342,9 +344,13 @@ def embed_prepared(batch: list[Prepared], store: Store, embedder: Embedder, prog
     return [vectors[a:b] for a, b in pairwise(bounds)]
 
 
+def to_write(p: Prepared, vectors: np.ndarray) -> DocumentWrite:
+    return DocumentWrite(p.info, p.doc.pages, p.chunks, p.hashes, vectors, p.keyword, p.doc.ocr or ())
+
+
 def write_prepared(p: Prepared, vectors: np.ndarray, store: Store, *,
                    seconds: dict[str, float] | None = None) -> None:
-    """Write one file, its chunks, vectors and keyword text in one transaction."""
+    """Write one file, its chunks, vectors and keyword text atomically."""
     # Only documents with OCR'd pages pass word boxes, so a store without them still indexes the rest.
     extra = {"page_words": p.doc.ocr} if p.doc.ocr else {}
     with _timed(seconds, "write"):

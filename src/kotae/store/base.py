@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -69,8 +70,21 @@ class DenseMatrix:
     doc_ids: np.ndarray  # object array of document ids, one per row
 
 
+@dataclass(frozen=True)
+class DocumentWrite:
+    """One document to write: `Store.write_document`'s arguments."""
+
+    info: DocumentInfo
+    pages: Sequence[str]
+    chunks: Sequence[Chunk]
+    text_hashes: Sequence[str]
+    vectors: np.ndarray
+    keyword_text: Sequence[str]
+    page_words: Sequence[PageWords] = ()
+
+
 class Store(ABC):
-    """Where an index lives. Writes are whole documents, in one transaction each."""
+    """Where an index lives. Writes are whole documents, each atomic."""
 
     location: str
 
@@ -118,6 +132,28 @@ class Store(ABC):
     ) -> None:
         """Replace the document at `info.path` with this one, atomically (with the word boxes of its
         OCR'd pages, when it has any)."""
+
+    def write_documents(self, docs: Sequence[DocumentWrite]) -> list[Exception | None]:
+        """Write several documents, each atomically: one that fails leaves nothing of itself and the others
+        written. Returns, per document, None or what failed it. A store may batch them in one transaction."""
+        out: list[Exception | None] = []
+        for d in docs:
+            try:
+                self.write_document(d.info, d.pages, d.chunks, d.text_hashes, d.vectors, d.keyword_text,
+                                    **({"page_words": d.page_words} if d.page_words else {}))
+            except Exception as e:  # noqa: BLE001 - one document fails alone
+                out.append(e)
+            else:
+                out.append(None)
+        return out
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Around many writes (kotae index, kotae migrate): a store may defer index upkeep to the end."""
+        yield
+
+    def configure(self, settings: Any) -> None:
+        """Take the `store` section of the settings (`kotae.config.StoreSettings`); most stores need none."""
 
     @abstractmethod
     def remove_document(self, path_or_id: str) -> DocumentInfo | None: ...

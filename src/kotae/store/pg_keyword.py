@@ -30,14 +30,19 @@ def quote(term: str) -> str:
     return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def tsvector_literal(found: Sequence[str]) -> str:
-    """tsvector input for these terms with their positions (1-based), e.g. `'a':1,3 'b':2`."""
-    positions: dict[str, list[int]] = {}
+def positions(found: Sequence[str]) -> dict[str, list[int]]:
+    """Each term's positions (1-based, strictly increasing, within PostgreSQL's caps), in first-seen order."""
+    out: dict[str, list[int]] = {}
     for i, t in enumerate(found, start=1):
-        p = positions.setdefault(t, [])
+        p = out.setdefault(t, [])
         if len(p) < MAX_POSITIONS and (not p or p[-1] < MAX_POSITION):
             p.append(min(i, MAX_POSITION))
-    return " ".join(f"{quote(t)}:{','.join(map(str, p))}" for t, p in positions.items())
+    return out
+
+
+def tsvector_literal(found: Sequence[str]) -> str:
+    """tsvector input for these terms with their positions (1-based), e.g. `'a':1,3 'b':2`."""
+    return " ".join(f"{quote(t)}:{','.join(map(str, p))}" for t, p in positions(found).items())
 
 
 def tsquery_literal(query_terms: Iterable[str]) -> str:

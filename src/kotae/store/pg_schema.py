@@ -1,6 +1,7 @@
 """The PostgreSQL schema: numbered migrations recorded in a version table, applied under a lock."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from kotae.errors import ConfigError, IndexMismatch
@@ -163,8 +164,16 @@ def pgvector_version(conn: Any) -> tuple[int, ...]:
     return tuple(int(p) for p in row[0].split(".")[:3] if p.isdigit()) if row else ()
 
 
-def ensure_dimension(conn: Any, dim: int, index: bool = True) -> None:
-    """Fix the embedding column to `dim` and build its HNSW index, once, before the first vector."""
+@dataclass(frozen=True)
+class Hnsw:
+    """The HNSW index's build parameters (store.hnsw_m, store.hnsw_ef_construction)."""
+
+    m: int = 16
+    ef_construction: int = 64
+
+
+def ensure_dimension(conn: Any, dim: int, index: Hnsw | None = Hnsw()) -> None:
+    """Fix the embedding column to `dim` and build its HNSW index (unless None), once, before the first vector."""
     if _dimension(conn) == dim:
         return
     with conn.transaction():
@@ -178,23 +187,24 @@ def ensure_dimension(conn: Any, dim: int, index: bool = True) -> None:
         set_dimension(conn, dim, index)
 
 
-def set_dimension(conn: Any, dim: int, index: bool = True) -> None:
+def set_dimension(conn: Any, dim: int, index: Hnsw | None = Hnsw()) -> None:
     """Inside a transaction holding GLOBAL_LOCK: retype the vector column, (re)build the HNSW index."""
     conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
     conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(dim)})")
     conn.execute("INSERT INTO kotae_meta VALUES ('dim', %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                  (str(dim),))
-    if index:
-        build_hnsw(conn)
+    if index is not None:
+        build_hnsw(conn, index)
 
 
-def build_hnsw(conn: Any) -> None:
-    """Build the HNSW index (cosine; pgvector's defaults m = 16, ef_construction = 64) if it is missing."""
+def build_hnsw(conn: Any, index: Hnsw = Hnsw()) -> None:
+    """Build the HNSW index (cosine) if it is missing."""
     if _dimension(conn) is None:
         return
     # a build much slower once its graph outgrows maintenance_work_mem (~2.5 kB a 384-d vector)
     conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (BUILD_MEMORY,))
-    conn.execute("CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)")
+    conn.execute("CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops) "
+                 f"WITH (m = {int(index.m)}, ef_construction = {int(index.ef_construction)})")
 
 
 def _dimension(conn: Any) -> int | None:

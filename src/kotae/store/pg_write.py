@@ -6,7 +6,6 @@ stats row), so concurrent writers queue rather than deadlock.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -66,14 +65,6 @@ def vector_delta(add: np.ndarray | None, sub: np.ndarray | None) -> np.ndarray |
     if add is None:
         return None if sub is None else -sub
     return add if sub is None or sub.shape != add.shape else add - sub
-
-
-def insert_embeddings(conn: Any, text_hashes: Sequence[str], vecs: np.ndarray) -> None:
-    """Add to the embedding cache; sorted, so concurrent writers lock shared hashes in one order."""
-    first = {h: i for i, h in reversed(list(enumerate(text_hashes)))}
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO embeddings VALUES (%s, %s) ON CONFLICT (text_hash) DO NOTHING",
-                        [(h, vecs[first[h]]) for h in sorted(first)])
 
 
 def array(v: Any) -> np.ndarray:

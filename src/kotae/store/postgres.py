@@ -10,32 +10,53 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
+from kotae.store import pg_copy, pg_schema
 from kotae.store import pg_keyword as kw
-from kotae.store import pg_schema
-from kotae.store.base import DenseMatrix, Filter, Store, register
+from kotae.store.base import DenseMatrix, DocumentWrite, Filter, Store, register
 from kotae.store.conversations import History
 from kotae.store.pg_connect import Connections, redact
 from kotae.store.pg_query import exact_search, filter_sql
-from kotae.store.pg_write import Totals, apply, array, chunk_keys, insert_embeddings, remove
+from kotae.store.pg_write import Totals, apply, array, chunk_keys, remove
 from kotae.types import Chunk, DocumentInfo, PageWords
 
 # HNSW candidate list, at least k; a larger hnsw.ef_search set for the connection (in the URL:
 # ?options=-chnsw.ef_search%3D400) wins. bench/postgres.py measures recall against exact search.
 EF_SEARCH = 200
 ITERATIVE_SCAN = (0, 8, 0)  # hnsw.iterative_scan arrived in pgvector 0.8.0
+REBUILD_SHARE = 0.15  # store.hnsw_rebuild_share's default (bench/postgres.py: rebuild vs incremental)
 EXACT_MAX = 20_000  # a filter admitting at most this many chunks is searched exactly, never approximately
+HNSW_MIN = EXACT_MAX  # … and so is an index of fewer chunks: its HNSW index is built once it has this many
 _RETRIES = 5  # a transaction chosen as a deadlock victim is retried (locks are taken in one order anyway)
 _DOC_COLS = "id, path, file, kind, sha256, pages, chunks, lang, indexed_at, tags, warnings"
 _CHUNK_COLS = ('rowid, id, doc_id, file, page, heading, text, start, "end", lang, ordinal, row_first, row_last, '
                "tokens, ocr")
+
+
+@dataclass
+class _Load:
+    """A bulk load in progress: the chunks it started from, how many it must add to defer the HNSW index."""
+
+    before: int
+    threshold: int
+    written: int = 0
+    deferred: bool = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: str
+    rows: int
+    dim: int
+    write: Callable[[Any], None]
 
 
 class PostgresStore(Store):
@@ -50,22 +71,73 @@ class PostgresStore(Store):
             self._iterative = pg_schema.pgvector_version(conn) >= ITERATIVE_SCAN
         self._pool.close()  # connections opened before the vector type existed cannot read vectors
         self._pool.registered = True
-        self._bulk = False
+        self._load: _Load | None = None
+        self._has_index = False  # the HNSW index seen (or built) by this process
+        self.hnsw = pg_schema.Hnsw()
+        self.ef_search = EF_SEARCH
+        self.rebuild_share = REBUILD_SHARE
+        self.last_load: dict[str, Any] = {}  # what the last bulk load did (tests and bench/postgres.py read it)
+
+    def configure(self, settings: Any) -> None:
+        self.hnsw = pg_schema.Hnsw(settings.hnsw_m, settings.hnsw_ef_construction)
+        self.ef_search = settings.hnsw_ef_search
+        self.rebuild_share = settings.hnsw_rebuild_share
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
-        """For many documents at once (kotae migrate): the HNSW index is dropped and built once at the end,
-        an order of magnitude faster than inserting into it; dense search scans exactly meanwhile."""
-        with self._pool.connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.GLOBAL_LOCK,))
-            conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
-        self._bulk = True
+        """Around many writes (kotae index, kotae migrate). Once they add `rebuild_share` of the chunks the
+        index held (a first load: from the start), the HNSW index is dropped and built once at the end:
+        an order of magnitude faster than inserting into it (bench/postgres.py); dense search scans exactly
+        meanwhile. After a large load the tables are analysed."""
+        if self._load is not None:  # nested: the outer one finishes
+            yield
+            return
+        before = int(self._rows("SELECT chunks FROM kotae_stats")[0][0])
+        self._load = _Load(before, max(1, math.ceil(before * self.rebuild_share)) if before else 0)
         try:
             yield
         finally:
-            self._bulk = False
+            load, self._load = self._load, None
+            t0 = time.perf_counter()
+            built = self._index_upkeep() if load.deferred else False
+            build_s = time.perf_counter() - t0
+            if load.deferred and load.written:
+                self._run("ANALYZE chunks, documents, embeddings, keyword_terms")
+            self.last_load = {"chunks_before": load.before, "written": load.written, "deferred": load.deferred,
+                              "hnsw_built": built, "hnsw_build_s": round(build_s, 3),
+                              "analyzed": load.deferred and load.written > 0,
+                              "copy": "binary" if pg_copy.BINARY else "text"}
+
+    def _index_upkeep(self) -> bool:
+        """Build the HNSW index once the index holds HNSW_MIN chunks (smaller ones are searched exactly);
+        True when this call built it."""
+        if self._has_index:
+            return False
+        with self._pool.connection() as conn:
+            if conn.execute("SELECT to_regclass('chunks_embedding_hnsw')").fetchone()[0] is not None:
+                self._has_index = True
+                return False
+            if conn.execute("SELECT chunks FROM kotae_stats").fetchone()[0] < HNSW_MIN:
+                return False
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.GLOBAL_LOCK,))  # no writer meanwhile
+                if conn.execute("SELECT to_regclass('chunks_embedding_hnsw')").fetchone()[0] is not None:
+                    return False  # another process built it while this one waited
+                pg_schema.build_hnsw(conn, self.hnsw)
+            self._has_index = True
+            return True
+
+    def _defer_index(self, adding: int) -> bool:
+        """In a bulk load: whether writes skip the HNSW index (dropping it once the load is large enough)."""
+        load = self._load
+        if load is None:
+            return False
+        if not load.deferred and load.written + adding >= load.threshold:
             with self._pool.connection() as conn, conn.transaction():
-                pg_schema.build_hnsw(conn)
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.GLOBAL_LOCK,))  # no writer meanwhile
+                conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
+            load.deferred, self._has_index = True, False
+        return load.deferred
 
     def _rows(self, sql: str, args: Any = (), binary: bool = False) -> list[tuple[Any, ...]]:
         with self._pool.connection() as conn:
@@ -107,9 +179,10 @@ class PostgresStore(Store):
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema.GLOBAL_LOCK,))  # no writer meanwhile
             conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
+            self._has_index = False
             conn.execute("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector")  # any dimension for now
             conn.execute("DELETE FROM embeddings")
-            insert_embeddings(conn, text_hashes, vecs)
+            pg_copy.copy_embeddings(conn, text_hashes, vecs, pg_copy.BINARY)
             with conn.cursor() as cur:
                 cur.executemany("UPDATE chunks SET text_hash = %s, embedding = %s WHERE rowid = %s",
                                 [(h, vecs[i], int(r)) for i, (r, h) in enumerate(zip(rowids, text_hashes, strict=True))])
@@ -117,10 +190,11 @@ class PostgresStore(Store):
                          "(SELECT doc_id, sum(embedding) AS v FROM chunks GROUP BY doc_id) s WHERE s.doc_id = d.id")
             conn.execute("UPDATE kotae_stats SET vector_sum = (SELECT sum(embedding) FROM chunks), "
                          "generation = generation + 1")
-            pg_schema.set_dimension(conn, vecs.shape[1])
+            pg_schema.set_dimension(conn, vecs.shape[1], None)
             conn.execute("INSERT INTO kotae_meta VALUES ('model', %s) "
                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (model_id,))
             conn.execute("DELETE FROM kotae_meta WHERE key = 'gate'")  # thresholds belong to the old model
+        self._index_upkeep()
 
     # --- documents ------------------------------------------------------------------------------
     @staticmethod
@@ -138,21 +212,75 @@ class PostgresStore(Store):
 
     def write_document(self, info, pages, chunks, text_hashes, vectors, keyword_text,  # type: ignore[no-untyped-def]
                        page_words=()) -> None:
-        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
-        found = [kw.terms(k) for k in keyword_text]
-        rows = [
-            (c.id, c.doc_id, c.ordinal, c.file, c.page, list(c.heading), c.text, c.start, c.end, c.lang,
-             c.rows[0] if c.rows else None, c.rows[1] if c.rows else None, c.tokens, h, c.ocr,
-             kw.tsvector_literal(t), len(t), vecs[i])
-            for i, (c, h, t) in enumerate(zip(chunks, text_hashes, found, strict=True))
-        ]
-        if len(rows) != len(vecs):
-            raise ValueError(f"{info.path}: {len(rows)} chunks but {len(vecs)} vectors")
-        vector_sum = vecs.sum(axis=0, dtype=np.float64).astype(np.float32) if len(rows) else None
-        if rows:
+        error = self.write_documents([DocumentWrite(info, pages, chunks, text_hashes, vectors, keyword_text,
+                                                    page_words)])[0]
+        if error is not None:
+            raise error
+
+    def write_documents(self, docs: Sequence[DocumentWrite]) -> list[Exception | None]:
+        """One transaction for the batch, a savepoint per document: a document that fails is rolled back
+        alone (nothing of it stays) and the others commit together, one commit instead of one each."""
+        errors: list[Exception | None] = [None] * len(docs)
+        plans: list[Any] = []
+        for i, d in enumerate(docs):
+            plan = None
+            try:
+                plan = self._plan(d)
+            except Exception as e:  # noqa: BLE001 - one document fails alone
+                errors[i] = e
+            plans.append(plan)
+        dims = {p.dim for p in plans if p is not None and p.dim}
+        self._defer_index(sum(p.rows for p in plans if p is not None))
+        for dim in sorted(dims):
             with self._pool.connection() as conn:
-                pg_schema.ensure_dimension(conn, vecs.shape[1], index=not self._bulk)
+                try:
+                    pg_schema.ensure_dimension(conn, dim, None)
+                except Exception as e:  # noqa: BLE001 - the documents of another dimension fail
+                    for i, p in enumerate(plans):
+                        if p is not None and p.dim == dim:
+                            errors[i], plans[i] = e, None
+        from psycopg import errors as pg_errors
+
+        for attempt in range(_RETRIES):
+            failed = list(errors)
+            try:
+                with self._pool.connection() as conn, conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (pg_schema.GLOBAL_LOCK,))
+                    for i, plan in enumerate(plans):
+                        if plan is None:
+                            continue
+                        try:
+                            with conn.transaction():  # a savepoint: this document alone, or nothing of it
+                                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                             ("kotae:" + plan.path,))
+                                plan.write(conn)
+                        except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure):
+                            raise
+                        except Exception as e:  # noqa: BLE001 - one document fails alone
+                            failed[i] = e
+                break
+            except (pg_errors.DeadlockDetected, pg_errors.SerializationFailure):
+                if attempt == _RETRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        if self._load is not None:
+            self._load.written += sum(p.rows for i, p in enumerate(plans) if p is not None and failed[i] is None)
+        elif any(e is None for e in failed):
+            self._index_upkeep()
+        return failed
+
+    def _plan(self, d: DocumentWrite) -> _Plan:
+        """A document's rows encoded for COPY (the work before its transaction)."""
+        vecs = np.ascontiguousarray(d.vectors, dtype=np.float32)
+        if len(d.chunks) != len(vecs) or len(d.text_hashes) != len(vecs) or len(d.keyword_text) != len(vecs):
+            raise ValueError(f"{d.info.path}: {len(d.chunks)} chunks, {len(d.text_hashes)} hashes, "
+                             f"{len(d.keyword_text)} keyword texts but {len(vecs)} vectors")
+        found = [kw.terms(k) for k in d.keyword_text]
+        binary = pg_copy.BINARY
+        rows = pg_copy.chunk_rows(d.chunks, d.text_hashes, found, vecs, binary)
+        vector_sum = vecs.sum(axis=0, dtype=np.float64).astype(np.float32) if len(rows) else None
         added = Totals(len(rows), sum(len(t) for t in found), Counter(x for t in found for x in set(t)), vector_sum)
+        info, chunks, text_hashes = d.info, d.chunks, d.text_hashes
 
         from psycopg.types.json import Jsonb
 
@@ -166,22 +294,17 @@ class PostgresStore(Store):
                 f"INSERT INTO documents({_DOC_COLS}, vector_sum) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (info.id, info.path, info.file, info.kind, info.sha256, info.pages, info.chunks, info.lang,
                  info.indexed_at, list(info.tags), list(info.warnings), vector_sum))
-            with conn.cursor() as cur:
-                cur.executemany("INSERT INTO pages VALUES (%s, %s, %s)",
-                                [(info.id, i + 1, t) for i, t in enumerate(pages)])
-            insert_embeddings(conn, text_hashes, vecs)
-            with conn.cursor().copy(
-                'COPY chunks (id, doc_id, ordinal, file, page, heading, text, start, "end", lang, row_first, '
-                "row_last, tokens, text_hash, ocr, keywords, keyword_len, embedding) FROM STDIN"
-            ) as copy:
-                for row in rows:
-                    copy.write_row(row)
-            with conn.cursor() as cur:
-                cur.executemany("INSERT INTO page_words VALUES (%s, %s, %s)",
-                                [(info.id, pw.page, Jsonb(pw.to_dict())) for pw in page_words])
+            conn.execute("INSERT INTO pages SELECT %s, n, t FROM unnest(%s::text[]) WITH ORDINALITY AS p(t, n)",
+                         (info.id, list(d.pages)))
+            pg_copy.copy_embeddings(conn, text_hashes, vecs, binary)
+            pg_copy.copy_chunks(conn, rows, binary)
+            if d.page_words:
+                with conn.cursor() as cur:
+                    cur.executemany("INSERT INTO page_words VALUES (%s, %s, %s)",
+                                    [(info.id, pw.page, Jsonb(pw.to_dict())) for pw in d.page_words])
             apply(conn, added, removed)
 
-        self._write(info.path, write)
+        return _Plan(info.path, len(rows), vecs.shape[1] if len(rows) else 0, write)
 
     def remove_document(self, path_or_id: str) -> DocumentInfo | None:
         info = self.document(path_or_id)
@@ -240,7 +363,7 @@ class PostgresStore(Store):
             if doc_ids is not None and n <= EXACT_MAX:
                 rows = exact_search(conn, args)
             else:
-                ef = min(1000, max(k, EF_SEARCH, int(asked or 0), math.ceil(k * n_all / n)))
+                ef = min(1000, max(k, self.ef_search, int(asked or 0), math.ceil(k * n_all / n)))
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
                 where = "" if doc_ids is None else "WHERE doc_id = ANY(%(docs)s)"
                 if doc_ids is not None and self._iterative:  # rows come nearly in order: sorted below
