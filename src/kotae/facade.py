@@ -26,7 +26,15 @@ from kotae.answer.extractive import readable
 from kotae.answer.followup import retrieval_question
 from kotae.answer.llm import LLM, LLMError, get_llm
 from kotae.chunking import detect_lang
-from kotae.config import ChunkSettings, GateSettings, IndexSettings, LLMSettings, Settings, load_settings
+from kotae.config import (
+    ChunkSettings,
+    GateSettings,
+    IndexSettings,
+    LLMSettings,
+    Settings,
+    StoreSettings,
+    load_settings,
+)
 from kotae.conversing import Conversations
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
@@ -416,12 +424,14 @@ def load_embedder(spec: str | None = None, warn: Callable[[str], None] | None = 
     return choose_embedder(spec, None, warn=warn)
 
 
-def migrate(source: str, target: str) -> tuple[Any, str]:
+def migrate(source: str, target: str, settings: StoreSettings | None = None) -> tuple[Any, str]:
     """Copy the index folder `source` into the PostgreSQL database at `target`, embeddings included;
     returns the counts copied and the target's location as shown to users (no password)."""
     from kotae.store.migrate import migrate_index
 
     store = open_store(target)
+    if settings is not None:
+        store.configure(settings)  # the HNSW index's parameters
     try:
         return migrate_index(source, store), store.location
     finally:

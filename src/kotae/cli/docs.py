@@ -181,7 +181,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     target = args.target or store.database_url
     if not target:
         raise KotaeError("migrate needs a target: pass --to postgresql://… or set $KOTAE_DATABASE_URL")
-    r, where = migrate(source, target)
+    r, where = migrate(source, target, store)
     print(f"migrated {r.documents} document(s) ({r.chunks} chunks, {r.embeddings} embeddings, nothing re-embedded) "
           f"from {source} → {where}")
     return 0

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from kotae.config import StoreSettings
 from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
 from kotae.store import pg_copy, pg_schema
@@ -28,11 +29,9 @@ from kotae.store.pg_query import exact_search, filter_sql
 from kotae.store.pg_write import Totals, apply, array, chunk_keys, remove
 from kotae.types import Chunk, DocumentInfo, PageWords
 
-# HNSW candidate list, at least k; a larger hnsw.ef_search set for the connection (in the URL:
-# ?options=-chnsw.ef_search%3D400) wins. bench/postgres.py measures recall against exact search.
-EF_SEARCH = 200
+# The HNSW parameters and the rebuild share are settings (store.hnsw_*, kotae.config): ef_search is at
+# least k, and a larger hnsw.ef_search set for the connection (?options=-chnsw.ef_search%3D800) wins.
 ITERATIVE_SCAN = (0, 8, 0)  # hnsw.iterative_scan arrived in pgvector 0.8.0
-REBUILD_SHARE = 0.15  # store.hnsw_rebuild_share's default (bench/postgres.py: rebuild vs incremental)
 EXACT_MAX = 20_000  # a filter admitting at most this many chunks is searched exactly, never approximately
 HNSW_MIN = EXACT_MAX  # … and so is an index of fewer chunks: its HNSW index is built once it has this many
 _RETRIES = 5  # a transaction chosen as a deadlock victim is retried (locks are taken in one order anyway)
@@ -73,12 +72,10 @@ class PostgresStore(Store):
         self._pool.registered = True
         self._load: _Load | None = None
         self._has_index = False  # the HNSW index seen (or built) by this process
-        self.hnsw = pg_schema.Hnsw()
-        self.ef_search = EF_SEARCH
-        self.rebuild_share = REBUILD_SHARE
+        self.configure(StoreSettings())
         self.last_load: dict[str, Any] = {}  # what the last bulk load did (tests and bench/postgres.py read it)
 
-    def configure(self, settings: Any) -> None:
+    def configure(self, settings: StoreSettings) -> None:
         self.hnsw = pg_schema.Hnsw(settings.hnsw_m, settings.hnsw_ef_construction)
         self.ef_search = settings.hnsw_ef_search
         self.rebuild_share = settings.hnsw_rebuild_share
