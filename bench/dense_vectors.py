@@ -52,14 +52,14 @@ def _questions(data: str, limit: int) -> list[str]:
 
 
 def real_vectors(data: str, passages: int = 6000, queries: int = 600) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(passage vectors, query vectors, query texts), e5-small, cached after the first call."""
+    """(passage vectors, query vectors, query texts), e5-small-onnx, cached after the first call."""
     path = os.path.join(CACHE, f"dense_vectors_{passages}_{queries}.npz")
     if os.path.exists(path):
         z = np.load(path)
         return z["passages"], z["queries"], json.loads(str(z["texts"]))
     from kotae.embed import get_embedder
 
-    e5 = get_embedder("e5-small")
+    e5 = get_embedder("e5-small-onnx:1")  # the default engine (int8 onnxruntime), one thread
     texts = _questions(data, queries)
     p = e5.passages(_passages(data, passages)).astype(np.float32)
     q = np.stack([e5.query(t) for t in texts]).astype(np.float32)

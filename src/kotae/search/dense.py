@@ -8,7 +8,7 @@ import numpy as np
 
 from kotae.search.gate import margin_of
 from kotae.store.base import DenseMatrix
-from kotae.store.vectorfile import VectorFile, VectorSet, sign_words
+from kotae.store.vectorfile import VectorFile, VectorSet, sign_words, signs_of
 
 
 class DenseIndex:
@@ -63,7 +63,7 @@ class QuantizedIndex:
 
     def __init__(self, vs: VectorSet, exact: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> None:
         self.vs, self.exact = vs, exact
-        self._segments = []
+        self._segments: list[tuple[VectorFile, np.ndarray, np.ndarray, dict[str, int], np.ndarray | None]] = []
         for vf, live in vs.segments:
             counts = np.diff(vf.doc_start)
             row_live = None if live.all() else np.repeat(live, counts)
@@ -101,7 +101,7 @@ class QuantizedIndex:
             else:
                 est = estimate(vf, q)
                 if docs is not None:
-                    if doc_ids is None:
+                    if doc_ids is None and row_live is not None:
                         allowed_rows = row_live
                     else:
                         allowed = np.zeros(len(counts), bool)
@@ -130,8 +130,9 @@ class QuantizedIndex:
 def estimate(vf: VectorFile, q: np.ndarray) -> np.ndarray:
     """q · v for every row, up to a constant, from the sign bits: μ · v + |q − μ| |v − μ| cos(π h / dim)."""
     centred = q - vf.mean
-    h = hamming(vf.bits, sign_words(centred[None, :], vf.bits.shape[0])[0])
-    cosine = (np.cos(np.pi * np.arange(vf.dim + 1) / vf.dim) * np.linalg.norm(centred)).astype(np.float32)
+    h = hamming(vf.bits, sign_words(signs_of(centred, vf.planes), vf.bits.shape[0])[0])
+    nbits = vf.dim + len(vf.planes)
+    cosine = (np.cos(np.pi * np.arange(nbits + 1) / nbits) * np.linalg.norm(centred)).astype(np.float32)
     est = cosine[h]
     est *= vf.spread
     est += vf.offset

@@ -49,6 +49,7 @@ class VectorFile:
     codes: np.ndarray  # int8 (n, dim)
     bits: np.ndarray  # uint64 (words, n): column-major, so each word is one contiguous pass
     mean: np.ndarray  # float32 (dim,): subtracted before taking signs
+    planes: np.ndarray  # float32 (extra, dim): more hyperplanes, whose signs follow the dim coordinates' own
     offset: np.ndarray  # float32 (n,): mean · v
     spread: np.ndarray  # float32 (n,): |v - mean|
     total: np.ndarray  # float64 (dim,): sum of all vectors
@@ -78,23 +79,42 @@ def sign_words(centred: np.ndarray, words: int) -> np.ndarray:
     return out.view(np.uint64)
 
 
-def _layout(n: int, dim: int, docs: int) -> dict[str, tuple[str, tuple[int, ...]]]:
-    words = max(1, -(-dim // 64))
+def signs_of(centred: np.ndarray, planes: np.ndarray) -> np.ndarray:
+    """The values whose signs are the sign bits: the coordinates, then the projections on `planes`."""
+    c = np.atleast_2d(centred)
+    return np.concatenate([c, c @ planes.T], axis=1) if len(planes) else c
+
+
+def random_planes(extra: int, dim: int, seed: int = 0) -> np.ndarray:
+    """`extra` unit hyperplanes, orthonormal in groups of `dim` (a random rotation per group)."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((extra, dim), np.float32)
+    for lo in range(0, extra, dim):
+        qr = np.linalg.qr(rng.standard_normal((dim, dim)))[0]
+        out[lo : lo + dim] = qr[: min(dim, extra - lo)]
+    return out
+
+
+def _layout(n: int, dim: int, docs: int, extra: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    words = max(1, -(-(dim + extra) // 64))
     return {"doc_start": ("<i8", (docs + 1,)), "rowids": ("<i8", (n,)), "scales": ("<f4", (n,)),
             "codes": ("i1", (n, dim)), "bits": ("<u8", (words, n)), "mean": ("<f4", (dim,)),
+            "planes": ("<f4", (extra, dim)),
             "offset": ("<f4", (n,)), "spread": ("<f4", (n,)),
             "total": ("<f8", (dim,)), "doc_sums": ("<f4", (docs, dim))}
 
 
 def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str, int, str]],
           blocks: Iterable[tuple[np.ndarray, np.ndarray]], *, mean: np.ndarray | None = None,
-          base_id: str = "", dead: Iterable[str] = ()) -> None:
+          planes: np.ndarray | None = None, extra_bits: int = 0, base_id: str = "", dead: Iterable[str] = ()) -> None:
     """Write the file for `docs` ((doc id, rows, signature), sorted by id) from `blocks` of (rowids, float
     vectors) in (document, rowid) order; atomically (a temporary file renamed over `path`). A delta file
-    passes its base file's `mean`, `base_id` and the base's `dead` documents."""
+    passes its base file's `mean`, `planes`, `base_id` and the base's `dead` documents; a base file takes
+    `extra_bits` random hyperplanes beyond the `dim` coordinates' signs."""
+    planes = random_planes(extra_bits, dim) if planes is None else np.asarray(planes, np.float32)
     counts = np.array([c for _, c, _ in docs], dtype=np.int64)
     n, nd = int(counts.sum()), len(docs)
-    layout = _layout(n, dim, nd)
+    layout = _layout(n, dim, nd, len(planes))
     sections: dict[str, tuple[int, str, list[int]]] = {}
     offset = 0
     for name, (dtype, shape) in layout.items():
@@ -113,6 +133,7 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
             f.truncate(base + max(offset, 1))
         mm = np.memmap(tmp, dtype=np.uint8, mode="r+")
         arr = {k: _view(mm, base, *s) for k, s in sections.items()}
+        arr["planes"][:] = planes
         _fill(arr, counts, blocks, mean)
         mm.flush()
         del arr, mm
@@ -151,7 +172,7 @@ def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple
     for a in range(0, lo, 65536):  # pass 2: signs around the mean
         b = min(lo, a + 65536)
         centred = arr["codes"][a:b].astype(np.float32) * arr["scales"][a:b, None] - mean
-        arr["bits"][:, a:b] = sign_words(centred, words).T
+        arr["bits"][:, a:b] = sign_words(signs_of(centred, arr["planes"]), words).T
         arr["offset"][a:b] = centred @ mean + mean @ mean
         arr["spread"][a:b] = np.linalg.norm(centred, axis=1)
 
