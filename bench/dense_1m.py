@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -31,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
+from dense_vectors import mixtures, real_vectors
 from postgres import Precomputed, ingest
 
 from kotae.chunking import split_sentences
@@ -68,10 +70,22 @@ def questions(data: str, n: int) -> list[str]:
     return out
 
 
-def documents(n: int, pool: list[str], analysed: dict[str, str], centres: np.ndarray, seed: int):  # type: ignore[no-untyped-def]
-    """write_document arguments, one document of 1,000 chunks at a time (the corpus never sits in memory)."""
-    rng, nprng = random.Random(seed), np.random.default_rng(seed)
+def clustered(centres: np.ndarray, n: int, seed: int):  # type: ignore[no-untyped-def]
+    """The hard case: centre + isotropic noise of norm NOISE, normalised, in blocks of 1,000."""
+    nprng = np.random.default_rng(seed)
     dim = centres.shape[1]
+    for d in range(0, n, 1000):
+        k = min(1000, n - d)
+        noise = nprng.standard_normal((k, dim)).astype(np.float32) * (NOISE / np.sqrt(dim))
+        v = centres[nprng.integers(0, len(centres), k)] + noise
+        yield v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def documents(n: int, pool: list[str], analysed: dict[str, str], vectors, seed: int):  # type: ignore[no-untyped-def]
+    """write_document arguments, one document of 1,000 chunks at a time (the corpus never sits in memory);
+    `vectors` yields the chunk vectors in blocks of 1,000."""
+    rng = random.Random(seed)
+    blocks = iter(vectors)
     for d in range(0, n, 1000):
         k = min(1000, n - d)
         picks = [[rng.choice(pool) for _ in range(3)] for _ in range(k)]
@@ -80,10 +94,7 @@ def documents(n: int, pool: list[str], analysed: dict[str, str], centres: np.nda
         info = DocumentInfo(f"syn{d:07d}", f"/synthetic/{d}.txt", f"synthetic-{d}.txt", "text", "x", 1, k, "mixed",
                             "2026-01-01T00:00:00+00:00")
         chunks = [Chunk(f"s{d + i}", info.id, info.file, 1, (), t, 0, len(t), "mixed", i) for i, t in enumerate(texts)]
-        noise = nprng.standard_normal((k, dim)).astype(np.float32) * (NOISE / np.sqrt(dim))
-        v = centres[nprng.integers(0, len(centres), k)] + noise
-        yield (info, ["synthetic"], chunks, [f"h{d + i}" for i in range(k)], v / np.linalg.norm(v, axis=1, keepdims=True),
-               keyword)
+        yield (info, ["synthetic"], chunks, [f"h{d + i}" for i in range(k)], next(blocks), keyword)
 
 
 def resident_mb(path: str) -> float:
@@ -99,14 +110,17 @@ def resident_mb(path: str) -> float:
 
 
 def timed(searcher: Searcher, qs: list[str], mode: str, flt: Filter | None = None) -> dict[str, float]:
-    total, dense, kw = [], [], []
+    total, dense, kw, cpu = [], [], [], []
     for q in qs:
+        c0 = time.process_time()
         t = searcher.search(q, mode=mode, top_k=10, flt=flt).timings_ms
+        cpu.append((time.process_time() - c0) * 1000)
         total.append(t["search"])  # the query embedding is already left out
         dense.append(t["dense"])
         kw.append(t["keyword"])
     return {"p50_ms": round(percentile(total, 50), 1), "p95_ms": round(percentile(total, 95), 1),
-            "dense_p50_ms": round(percentile(dense, 50), 1), "keyword_p50_ms": round(percentile(kw, 50), 1)}
+            "dense_p50_ms": round(percentile(dense, 50), 1), "keyword_p50_ms": round(percentile(kw, 50), 1),
+            "cpu_p50_ms": round(percentile(cpu, 50), 1), "cpu_p95_ms": round(percentile(cpu, 95), 1)}
 
 
 def recall(index: QuantizedIndex, exact: np.ndarray, rowids: np.ndarray, doc_ids: np.ndarray, qvecs: np.ndarray,
@@ -131,16 +145,25 @@ def recall(index: QuantizedIndex, exact: np.ndarray, rowids: np.ndarray, doc_ids
             "dense_p95_ms": round(percentile(times, 95), 1)}
 
 
-def run_size(n: int, tmp: str, pool: list[str], analysed: dict[str, str], centres: np.ndarray,
+def run_size(n: int, where: str, pool: list[str], analysed: dict[str, str], vectors,  # type: ignore[no-untyped-def]
              qtexts: list[str], embedder: Precomputed) -> dict:  # type: ignore[type-arg]
-    where = os.path.join(tmp, f"sqlite-{n}")
-    store = open_store(where)
-    store.bind_model(embedder.model_id)
-    t0 = time.perf_counter()
-    ingest(store, documents(n, pool, analysed, centres, n))  # type: ignore[arg-type]
-    ingest_s = time.perf_counter() - t0
-    store.close()
-    r: dict = {"chunks": n, "ingest_chunks_per_s": round(n / ingest_s)}  # type: ignore[type-arg]
+    marker = os.path.join(where, "bench-built.json")
+    if os.path.exists(marker):  # --keep: built by an earlier run with the same settings
+        with open(marker) as f:
+            r = json.load(f)
+    else:
+        store = open_store(where)
+        store.bind_model(embedder.model_id)
+        t0 = time.perf_counter()
+        ingest(store, documents(n, pool, analysed, vectors, n))  # type: ignore[arg-type]
+        ingest_s = time.perf_counter() - t0
+        store.close()
+        r = {"chunks": n, "ingest_chunks_per_s": round(n / ingest_s)}
+        with open(marker, "w") as f:
+            json.dump(r, f)
+    vf_path = os.path.join(where, VECTOR_FILE)
+    if os.path.exists(vf_path):
+        os.unlink(vf_path)
     store = open_store(where)
     searcher = Searcher(store, embedder)
     t0 = time.perf_counter()
@@ -153,7 +176,6 @@ def run_size(n: int, tmp: str, pool: list[str], analysed: dict[str, str], centre
     searcher.dense_index()
     r["open_with_file_ms"] = round((time.perf_counter() - t0) * 1000, 1)
     searcher.search(qtexts[0], top_k=10)  # warms the analyser and SQLite's page cache
-    vf_path = os.path.join(where, VECTOR_FILE)
     r["vector_file_mb"] = round(os.path.getsize(vf_path) / 2**20, 1)
     r["sqlite_mb"] = round(sum(os.path.getsize(os.path.join(where, f)) for f in os.listdir(where)
                                if f.startswith(DB_NAME)) / 2**20, 1)
@@ -188,25 +210,39 @@ def main() -> int:
                                                    "..", "shared", "data"))
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--tmp", default=None, help="where the indexes are built (deleted afterwards)")
+    ap.add_argument("--keep", default=None, help="build the indexes here and keep them for the next run")
+    ap.add_argument("--vectors", choices=("mixture", "clustered"), default="mixture",
+                    help="mixture: mixtures of real e5 vectors (bench/dense_vectors.py); clustered: the hard case")
     args = ap.parse_args()
-    e5 = get_embedder("e5-small")
     pool = corpus_sentences(args.data, POOL, 0)
     t0 = time.perf_counter()
     analysed = {p: " ".join(analyze(p)) for p in pool}
     print(f"analysed {len(pool)} sentences in {time.perf_counter() - t0:.0f} s", flush=True)
-    centres = e5.passages(pool[:CENTRES]).astype(np.float32)
-    qtexts = questions(args.data, args.queries)
-    embedder = Precomputed({q: e5.query(q) for q in qtexts})
+    if args.vectors == "mixture":
+        real, qvecs, texts = real_vectors(args.data)
+        qtexts = texts[: args.queries]
+        embedder = Precomputed(dict(zip(qtexts, qvecs[: args.queries], strict=True)))
+
+        def vectors(n: int):  # type: ignore[no-untyped-def]
+            return mixtures(real, n, seed=n, block=1000)
+    else:
+        e5 = get_embedder("e5-small")
+        centres = e5.passages(pool[:CENTRES]).astype(np.float32)
+        qtexts = questions(args.data, args.queries)
+        embedder = Precomputed({q: e5.query(q) for q in qtexts})
+
+        def vectors(n: int):  # type: ignore[no-untyped-def]
+            return clustered(centres, n, n)
     results = {}
     with tempfile.TemporaryDirectory(prefix="kotae-dense1m-", dir=args.tmp) as tmp:
+        root = args.keep or tmp
         for n in (int(x) for x in args.sizes.split(",")):
-            results[str(n)] = run_size(n, tmp, pool, analysed, centres, qtexts, embedder)
+            where = os.path.join(root, f"sqlite-{args.vectors}-{n}")
+            results[str(n)] = run_size(n, where, pool, analysed, vectors(n), qtexts, embedder)
             print(n, results[str(n)], flush=True)
             save(args, len(pool), results)
-            for f in os.listdir(tmp):  # keep the disk free for the next size
-                import shutil
-
-                shutil.rmtree(os.path.join(tmp, f), ignore_errors=True)
+            if not args.keep:  # keep the disk free for the next size
+                shutil.rmtree(where, ignore_errors=True)
     return 0
 
 

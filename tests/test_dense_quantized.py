@@ -103,3 +103,75 @@ def test_index_without_a_vector_file_searches_after_building_one(store, fake_emb
 
 def test_empty_index_has_no_vector_file(store):
     assert store.vector_file() is None
+
+
+def _exact_equal(store, docs=None, queries=5, k=10):
+    """Quantised search over the store's vector set equals exact search (rowids and similarities)."""
+    rng = np.random.default_rng(7)
+    exact = DenseIndex(store.dense_matrix())
+    quant = QuantizedIndex(store.vector_file(), store.exact_vectors)
+    for q in _clustered(rng, queries):
+        hits, margin = quant.search_with_margin(q, k, docs)
+        want, want_margin = exact.search_with_margin(q, k, docs)
+        assert [r for r, _ in hits] == [r for r, _ in want]
+        assert [s for _, s in hits] == pytest.approx([s for _, s in want], abs=1e-6)
+        assert margin == pytest.approx(want_margin, abs=1e-4)
+
+
+def test_writes_extend_the_vector_file_by_a_delta_with_tombstones(store):
+    from kotae.store.sqlite_vectors import DELTA_FILE
+
+    rng = np.random.default_rng(3)
+    for d in range(20):
+        _write(store, d, _clustered(rng, 60))
+    store.vector_file()
+    base = os.path.join(store.location, VECTOR_FILE)
+    stamp = os.stat(base).st_mtime_ns
+    _write(store, 20, _clustered(rng, 20))  # added (20 + 60 + 60 + 30 rows: under a fifth of the base)
+    store.remove_document("/d/3.txt")  # gone
+    _write(store, 5, _clustered(rng, 30))  # changed: same id, new rows
+    vs = store.vector_file()
+    assert os.stat(base).st_mtime_ns == stamp  # the base file is kept, not rebuilt
+    assert os.path.exists(os.path.join(store.location, DELTA_FILE))
+    assert vs.delta is not None and sorted(vs.delta.dead) == ["doc3", "doc5"]
+    assert sorted(vs.delta.doc_ids) == ["doc20", "doc5"]
+    assert len(vs) == 18 * 60 + 20 + 30 and vs.doc_ids == sorted(f"doc{d}" for d in range(21) if d != 3)
+    assert sorted(vs.rowids.tolist()) == sorted(store.dense_matrix().rowids.tolist())
+    _exact_equal(store)  # tombstoned rows never come back; the margin's mean is over live rows only
+    _exact_equal(store, {"doc5", "doc3", "doc20"})
+    again = store.vector_file()  # a new process: both files reused as they are
+    assert again.delta is not None and again.delta.file_id == vs.delta.file_id
+
+
+def test_a_delta_past_its_share_of_the_base_rebuilds_the_file(store, monkeypatch):
+    from kotae.store import sqlite_vectors
+
+    rng = np.random.default_rng(4)
+    for d in range(4):
+        _write(store, d, _clustered(rng, 25))
+    first = store.vector_file().base.file_id
+    _write(store, 4, _clustered(rng, 10))  # 10 of 100 rows: a delta
+    assert store.vector_file().base.file_id == first
+    monkeypatch.setattr(sqlite_vectors, "DELTA_SHARE", 0.05)
+    _write(store, 5, _clustered(rng, 10))  # 20 of 100: rebuilt
+    vs = store.vector_file()
+    assert vs.base.file_id != first and vs.delta is None and len(vs) == 120
+    assert not os.path.exists(os.path.join(store.location, sqlite_vectors.DELTA_FILE))
+    _exact_equal(store)
+
+
+def test_sign_bits_around_the_mean_estimate_the_dot_product(tmp_path):
+    """In a narrow cone (like e5's vectors) raw signs are nearly all alike; around the mean they carry the
+    ranking: the estimate follows q · v far better than with the mean left in."""
+    from kotae.search.dense import estimate
+    from kotae.store import vectorfile
+
+    rng = np.random.default_rng(5)
+    v = _clustered(rng, 3000, dim=384)
+    q = _clustered(rng, 1, dim=384)[0]
+    corr = {}
+    for name, mean in (("centred", None), ("raw", np.zeros(384, np.float32))):
+        path = str(tmp_path / f"{name}.kvf")
+        vectorfile.write(path, 1, "m", 384, [("d", 3000, "s")], [(np.arange(3000), v)], mean=mean)
+        corr[name] = np.corrcoef(estimate(vectorfile.load(path), q), v @ q)[0, 1]
+    assert corr["centred"] > 0.6 and corr["centred"] > corr["raw"] + 0.15  # measured 0.69 against 0.46

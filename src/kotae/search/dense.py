@@ -8,7 +8,7 @@ import numpy as np
 
 from kotae.search.gate import margin_of
 from kotae.store.base import DenseMatrix
-from kotae.store.vectorfile import VectorFile, sign_words
+from kotae.store.vectorfile import VectorFile, VectorSet, sign_words, signs_of
 
 
 class DenseIndex:
@@ -55,18 +55,22 @@ RESCORE_PER_K, RESCORE_MIN = 4, 200
 
 
 class QuantizedIndex:
-    """Dense search over a memory-mapped `VectorFile`: Hamming distance on sign bits picks candidates, their
-    int8 codes re-rank them, and the best are scored exactly on float vectors from `exact`
-    ((rowids) → (rowids found, vectors)). Similarities returned are exact; a filter selects whole
-    documents' row ranges before any scoring, so it never empties the top k."""
+    """Dense search over a memory-mapped `VectorSet` (a base file, maybe a delta): Hamming distance on sign
+    bits picks candidates in each file, their int8 codes re-rank them, and the best are scored exactly on
+    float vectors from `exact` ((rowids) → (rowids found, vectors)). Similarities returned are exact; a filter
+    (and the tombstones of documents gone since the base file) selects whole documents' row ranges before any
+    scoring, so it never empties the top k."""
 
-    def __init__(self, vf: VectorFile, exact: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> None:
-        self.vf, self.exact = vf, exact
-        self._doc_code = {d: i for i, d in enumerate(vf.doc_ids)}
-        self._counts = np.diff(vf.doc_start)
+    def __init__(self, vs: VectorSet, exact: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> None:
+        self.vs, self.exact = vs, exact
+        self._segments: list[tuple[VectorFile, np.ndarray, np.ndarray, dict[str, int], np.ndarray | None]] = []
+        for vf, live in vs.segments:
+            counts = np.diff(vf.doc_start)
+            row_live = None if live.all() else np.repeat(live, counts)
+            self._segments.append((vf, live, counts, {d: i for i, d in enumerate(vf.doc_ids)}, row_live))
 
     def __len__(self) -> int:
-        return len(self.vf)
+        return len(self.vs)
 
     def search(self, query: np.ndarray, k: int, doc_ids: set[str] | None = None) -> list[tuple[int, float]]:
         """Top-k (rowid, cosine) among chunks of `doc_ids` (all when None)."""
@@ -75,33 +79,46 @@ class QuantizedIndex:
     def search_with_margin(self, query: np.ndarray, k: int,
                            doc_ids: set[str] | None = None) -> tuple[list[tuple[int, float]], float]:
         """Top-k as `search`, plus the top similarity's margin over the mean of the searched chunks."""
-        vf, q = self.vf, np.ascontiguousarray(query, dtype=np.float32)
-        if not len(vf) or k <= 0:
+        q = np.ascontiguousarray(query, dtype=np.float32)
+        if not len(self.vs) or k <= 0:
             return [], 0.0
-        if doc_ids is None:
-            docs, n, total = None, len(vf), vf.total
-        else:
-            docs = np.array(sorted(self._doc_code[d] for d in doc_ids if d in self._doc_code), np.int64)
-            if not len(docs):
-                return [], 0.0
-            n, total = int(self._counts[docs].sum()), vf.doc_sums[docs].sum(axis=0, dtype=np.float64)
         first = max(FIRST_PER_K * k, FIRST_MIN)
-        if n <= first:
-            cand = (np.arange(len(vf)) if docs is None else
-                    np.concatenate([np.arange(vf.doc_start[c], vf.doc_start[c + 1]) for c in docs]))
-        else:
-            est = estimate(vf, q)
-            if docs is not None:
-                allowed = np.zeros(len(self._counts), bool)
-                allowed[docs] = True
-                est[~np.repeat(allowed, self._counts)] = -np.inf
-            cand = np.argpartition(-est, first - 1)[:first]
-        cand.sort()  # reading the mapped codes in file order
-        approx = (vf.codes[cand].astype(np.float32) @ q) * vf.scales[cand]
+        n, total = 0, np.zeros(len(q), np.float64)
+        rows_approx: list[tuple[np.ndarray, np.ndarray]] = []
+        for vf, live, counts, code, row_live in self._segments:
+            if doc_ids is None and row_live is None:
+                docs, m, seg_total = None, len(vf), vf.total
+            else:
+                wanted = live.nonzero()[0] if doc_ids is None else [code[d] for d in doc_ids if d in code]
+                docs = np.array(sorted(c for c in wanted if live[c]), np.int64)
+                if not len(docs):
+                    continue
+                m, seg_total = int(counts[docs].sum()), vf.doc_sums[docs].sum(axis=0, dtype=np.float64)
+            n, total = n + m, total + seg_total
+            if m <= first:
+                cand = (np.arange(len(vf)) if docs is None else
+                        np.concatenate([np.arange(vf.doc_start[c], vf.doc_start[c + 1]) for c in docs]))
+            else:
+                est = estimate(vf, q)
+                if docs is not None:
+                    if doc_ids is None and row_live is not None:
+                        allowed_rows = row_live
+                    else:
+                        allowed = np.zeros(len(counts), bool)
+                        allowed[docs] = True
+                        allowed_rows = np.repeat(allowed, counts)
+                    est[~allowed_rows] = -np.inf
+                cand = np.argpartition(-est, first - 1)[:first]
+            cand.sort()  # reading the mapped codes in file order
+            rows_approx.append((vf.rowids[cand], (vf.codes[cand].astype(np.float32) @ q) * vf.scales[cand]))
+        if not n:
+            return [], 0.0
+        rows = np.concatenate([r for r, _ in rows_approx])
+        approx = np.concatenate([a for _, a in rows_approx])
         keep = max(RESCORE_PER_K * k, RESCORE_MIN)
-        if len(cand) > keep:
-            cand = cand[np.argpartition(-approx, keep - 1)[:keep]]
-        rowids, vectors = self.exact(vf.rowids[cand])
+        if len(rows) > keep:
+            rows = rows[np.argpartition(-approx, keep - 1)[:keep]]
+        rowids, vectors = self.exact(rows)
         if not len(rowids):
             return [], 0.0
         sims = vectors @ q
@@ -113,8 +130,9 @@ class QuantizedIndex:
 def estimate(vf: VectorFile, q: np.ndarray) -> np.ndarray:
     """q · v for every row, up to a constant, from the sign bits: μ · v + |q − μ| |v − μ| cos(π h / dim)."""
     centred = q - vf.mean
-    h = hamming(vf.bits, sign_words(centred[None, :], vf.bits.shape[0])[0])
-    cosine = (np.cos(np.pi * np.arange(vf.dim + 1) / vf.dim) * np.linalg.norm(centred)).astype(np.float32)
+    h = hamming(vf.bits, sign_words(signs_of(centred, vf.planes), vf.bits.shape[0])[0])
+    nbits = vf.dim + len(vf.planes)
+    cosine = (np.cos(np.pi * np.arange(nbits + 1) / nbits) * np.linalg.norm(centred)).astype(np.float32)
     est = cosine[h]
     est *= vf.spread
     est += vf.offset

@@ -13,7 +13,7 @@ from kotae.types import Chunk, DocumentInfo, PageWords
 
 if TYPE_CHECKING:
     from kotae.store.conversations import History
-    from kotae.store.vectorfile import VectorFile
+    from kotae.store.vectorfile import VectorSet
 
 SCHEMA_VERSION = 1
 STORES: dict[str, Callable[[str], Store]] = {}
@@ -175,9 +175,10 @@ class Store(ABC):
         margin over the mean similarity of the searched chunks (the gate's signal)."""
         raise NotImplementedError(f"{type(self).__name__} searches through dense_matrix()")
 
-    def vector_file(self) -> VectorFile | None:
-        """A memory-mapped int8 + sign-bit copy of the vectors for this generation (searched in process with
-        exact rescoring through `exact_vectors`); None: the Searcher searches `dense_matrix()` instead."""
+    def vector_file(self) -> VectorSet | None:
+        """A memory-mapped int8 + sign-bit copy of the vectors for this generation, a base file and a delta
+        (searched in process with exact rescoring through `exact_vectors`); None: the Searcher searches
+        `dense_matrix()` instead."""
         return None
 
     def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

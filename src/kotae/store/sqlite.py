@@ -15,7 +15,7 @@ from kotae.errors import IndexMismatch
 from kotae.store import conversations, sqlite_vectors
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
 from kotae.store.conversations import History
-from kotae.store.vectorfile import VectorFile
+from kotae.store.vectorfile import VectorSet
 from kotae.types import Chunk, DocumentInfo, PageWords
 
 _SCHEMA = """
@@ -212,7 +212,7 @@ class SQLiteStore(Store):
         flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
         return DenseMatrix(rowids, flat.reshape(len(rows), -1), np.array([r[1] for r in rows], dtype=object))
 
-    def vector_file(self) -> VectorFile | None:
+    def vector_file(self) -> VectorSet | None:
         return sqlite_vectors.current(self.path, self.generation(), self.meta("model") or "")
 
     def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,10 @@ file costs nothing, so a one-shot `kotae ask` does not pay for the whole matrix.
 
 Layout: 8-byte magic, 4-byte header length, a JSON header (sections with offsets), then the sections,
 each aligned to 4 KiB.
+
+Writes do not rebuild the whole file: a *delta* file beside it holds the rows of documents added or changed
+since (with the base file's mean, so both files' estimates compare) and names the base file's documents that
+are gone or changed (tombstones, skipped by the search). `VectorSet` is the pair as one set of live rows.
 """
 from __future__ import annotations
 
@@ -18,8 +22,9 @@ import json
 import os
 import struct
 import tempfile
+import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,12 +39,17 @@ class VectorFile:
     generation: int
     model: str
     doc_ids: list[str]  # sorted; document code = position
+    doc_sigs: list[str]  # per document: what it was built from (sha256, indexed_at, chunks)
+    file_id: str  # a base file's identity; a delta file names the base it extends
+    base_id: str  # "" in a base file
+    dead: list[str]  # a delta file: the base file's documents that are gone or changed
     doc_start: np.ndarray  # int64 (docs + 1): rows of document c are doc_start[c]:doc_start[c + 1]
     rowids: np.ndarray  # int64 (n,)
     scales: np.ndarray  # float32 (n,)
     codes: np.ndarray  # int8 (n, dim)
     bits: np.ndarray  # uint64 (words, n): column-major, so each word is one contiguous pass
     mean: np.ndarray  # float32 (dim,): subtracted before taking signs
+    planes: np.ndarray  # float32 (extra, dim): more hyperplanes, whose signs follow the dim coordinates' own
     offset: np.ndarray  # float32 (n,): mean · v
     spread: np.ndarray  # float32 (n,): |v - mean|
     total: np.ndarray  # float64 (dim,): sum of all vectors
@@ -69,21 +79,42 @@ def sign_words(centred: np.ndarray, words: int) -> np.ndarray:
     return out.view(np.uint64)
 
 
-def _layout(n: int, dim: int, docs: int) -> dict[str, tuple[str, tuple[int, ...]]]:
-    words = max(1, -(-dim // 64))
+def signs_of(centred: np.ndarray, planes: np.ndarray) -> np.ndarray:
+    """The values whose signs are the sign bits: the coordinates, then the projections on `planes`."""
+    c = np.atleast_2d(centred)
+    return np.concatenate([c, c @ planes.T], axis=1) if len(planes) else c
+
+
+def random_planes(extra: int, dim: int, seed: int = 0) -> np.ndarray:
+    """`extra` unit hyperplanes, orthonormal in groups of `dim` (a random rotation per group)."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((extra, dim), np.float32)
+    for lo in range(0, extra, dim):
+        qr = np.linalg.qr(rng.standard_normal((dim, dim)))[0]
+        out[lo : lo + dim] = qr[: min(dim, extra - lo)]
+    return out
+
+
+def _layout(n: int, dim: int, docs: int, extra: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    words = max(1, -(-(dim + extra) // 64))
     return {"doc_start": ("<i8", (docs + 1,)), "rowids": ("<i8", (n,)), "scales": ("<f4", (n,)),
             "codes": ("i1", (n, dim)), "bits": ("<u8", (words, n)), "mean": ("<f4", (dim,)),
+            "planes": ("<f4", (extra, dim)),
             "offset": ("<f4", (n,)), "spread": ("<f4", (n,)),
             "total": ("<f8", (dim,)), "doc_sums": ("<f4", (docs, dim))}
 
 
-def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str, int]],
-          blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
-    """Write the file for `docs` ((doc id, rows), sorted by id) from `blocks` of (rowids, float vectors)
-    in (document, rowid) order; atomically (a temporary file renamed over `path`)."""
-    counts = np.array([c for _, c in docs], dtype=np.int64)
+def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str, int, str]],
+          blocks: Iterable[tuple[np.ndarray, np.ndarray]], *, mean: np.ndarray | None = None,
+          planes: np.ndarray | None = None, extra_bits: int = 0, base_id: str = "", dead: Iterable[str] = ()) -> None:
+    """Write the file for `docs` ((doc id, rows, signature), sorted by id) from `blocks` of (rowids, float
+    vectors) in (document, rowid) order; atomically (a temporary file renamed over `path`). A delta file
+    passes its base file's `mean`, `planes`, `base_id` and the base's `dead` documents; a base file takes
+    `extra_bits` random hyperplanes beyond the `dim` coordinates' signs."""
+    planes = random_planes(extra_bits, dim) if planes is None else np.asarray(planes, np.float32)
+    counts = np.array([c for _, c, _ in docs], dtype=np.int64)
     n, nd = int(counts.sum()), len(docs)
-    layout = _layout(n, dim, nd)
+    layout = _layout(n, dim, nd, len(planes))
     sections: dict[str, tuple[int, str, list[int]]] = {}
     offset = 0
     for name, (dtype, shape) in layout.items():
@@ -91,7 +122,9 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
         sections[name] = (offset, dtype, list(shape))
         offset += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     header = json.dumps({"generation": generation, "model": model, "n": n, "dim": dim,
-                         "doc_ids": [d for d, _ in docs], "sections": sections}).encode()
+                         "doc_ids": [d for d, _, _ in docs], "doc_sigs": [g for _, _, g in docs],
+                         "file_id": uuid.uuid4().hex, "base_id": base_id, "dead": sorted(dead),
+                         "sections": sections}).encode()
     base = -(-(12 + len(header)) // _ALIGN) * _ALIGN
     fd, tmp = tempfile.mkstemp(prefix=".vectors-", dir=os.path.dirname(path) or ".")
     try:
@@ -100,7 +133,8 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
             f.truncate(base + max(offset, 1))
         mm = np.memmap(tmp, dtype=np.uint8, mode="r+")
         arr = {k: _view(mm, base, *s) for k, s in sections.items()}
-        _fill(arr, counts, blocks)
+        arr["planes"][:] = planes
+        _fill(arr, counts, blocks, mean)
         mm.flush()
         del arr, mm
         os.replace(tmp, path)
@@ -110,7 +144,8 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
         raise
 
 
-def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
+def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple[np.ndarray, np.ndarray]],
+          mean: np.ndarray | None) -> None:
     arr["doc_start"][0] = 0
     np.cumsum(counts, out=arr["doc_start"][1:])
     doc_of_row = np.repeat(np.arange(len(counts)), counts)
@@ -131,13 +166,13 @@ def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple
         raise ValueError(f"vector file: {lo} rows written, {len(doc_of_row)} expected")
     arr["doc_sums"][:] = sums
     arr["total"][:] = total
-    mean = (total / max(lo, 1)).astype(np.float32)
+    mean = (total / max(lo, 1)).astype(np.float32) if mean is None else np.asarray(mean, np.float32)
     arr["mean"][:] = mean
     words = arr["bits"].shape[0]
     for a in range(0, lo, 65536):  # pass 2: signs around the mean
         b = min(lo, a + 65536)
         centred = arr["codes"][a:b].astype(np.float32) * arr["scales"][a:b, None] - mean
-        arr["bits"][:, a:b] = sign_words(centred, words).T
+        arr["bits"][:, a:b] = sign_words(signs_of(centred, arr["planes"]), words).T
         arr["offset"][a:b] = centred @ mean + mean @ mean
         arr["spread"][a:b] = np.linalg.norm(centred, axis=1)
 
@@ -161,5 +196,55 @@ def load(path: str) -> VectorFile | None:
     base = -(-(12 + size) // _ALIGN) * _ALIGN
     mm = np.memmap(path, dtype=np.uint8, mode="r")
     arr = {k: _view(mm, base, *s) for k, s in header["sections"].items()}
-    return VectorFile(generation=int(header["generation"]), model=header["model"], doc_ids=header["doc_ids"],
-                      **arr)
+    try:
+        return VectorFile(generation=int(header["generation"]), model=header["model"], doc_ids=header["doc_ids"],
+                          doc_sigs=header["doc_sigs"], file_id=header["file_id"], base_id=header["base_id"],
+                          dead=header["dead"], **arr)
+    except (KeyError, TypeError):  # a file written before deltas: rebuilt
+        return None
+
+
+@dataclass
+class VectorSet:
+    """The live rows of a base file and its delta: the base's rows less its `dead` documents, plus the
+    delta's. `segments` pairs each file with a bool per document (True: live)."""
+
+    base: VectorFile
+    delta: VectorFile | None = None
+    segments: list[tuple[VectorFile, np.ndarray]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        live = np.ones(len(self.base.doc_ids), bool)
+        if self.delta is not None:
+            code = {d: i for i, d in enumerate(self.base.doc_ids)}
+            live[[code[d] for d in self.delta.dead if d in code]] = False
+        self.segments = [(self.base, live)]
+        if self.delta is not None and len(self.delta.doc_ids):
+            self.segments.append((self.delta, np.ones(len(self.delta.doc_ids), bool)))
+
+    @property
+    def generation(self) -> int:
+        return (self.delta or self.base).generation
+
+    @property
+    def model(self) -> str:
+        return self.base.model
+
+    def __len__(self) -> int:
+        return sum(int(np.diff(vf.doc_start)[live].sum()) for vf, live in self.segments)
+
+    @property
+    def doc_ids(self) -> list[str]:
+        """The live documents, sorted."""
+        return sorted(d for vf, live in self.segments for d, ok in zip(vf.doc_ids, live, strict=True) if ok)
+
+    def signatures(self) -> dict[str, str]:
+        """Live document → the signature it was built from."""
+        return {d: g for vf, live in self.segments
+                for d, g, ok in zip(vf.doc_ids, vf.doc_sigs, live, strict=True) if ok}
+
+    @property
+    def rowids(self) -> np.ndarray:
+        """The live rows' rowids (int64)."""
+        parts = [vf.rowids[np.repeat(live, np.diff(vf.doc_start))] for vf, live in self.segments]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
