@@ -194,4 +194,4 @@ def test_a_caption_that_names_a_header_word_is_kept_before_the_rows(tmp_path: Pa
     c.save()
     doc = read_pdf(str(path), path.read_bytes())
     assert "Table 2. The Staff of each office by the year it opened." in doc.pages[0]
-    assert [s.text for s in doc.sections if s.kind == "rows"][0] == "City: Tokyo | Staff: 10 | Opened: 1990"
+    assert next(s.text for s in doc.sections if s.kind == "rows") == "City: Tokyo | Staff: 10 | Opened: 1990"
