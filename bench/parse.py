@@ -121,6 +121,17 @@ def table_cells(doc: ParsedDocument) -> set[str]:
     return {c for c in cells if c}
 
 
+def values_only(doc: ParsedDocument) -> list[str]:
+    """Page texts with each table row ("rows" section) as its cells' values alone ("column: value" → "value"):
+    the reading order of what the page prints, without the column names a row repeats for search."""
+    pages = list(doc.pages)
+    for sec in sorted((s for s in doc.sections if s.kind == "rows"), key=lambda s: (s.page, -s.start)):
+        text = pages[sec.page - 1]
+        cells = [part.partition(": ")[2] or part for part in sec.text.split(" | ")]
+        pages[sec.page - 1] = text[: sec.start] + " ".join(cells) + text[sec.start + len(sec.text):]
+    return pages
+
+
 def f1(found: set[str], reference: set[str]) -> tuple[float, float, float]:
     hit = len(found & reference)
     p = hit / len(found) if found else 0.0
@@ -187,10 +198,12 @@ def groundtruth_rows(data: str) -> list[dict[str, Any]]:
             rows.append({**row, "error": error})
             continue
         ours, ref = normalise("\n".join(doc.pages)), normalise(strip_markdown(md))
+        values = normalise("\n".join(values_only(doc)))
         ref_cells = reference_cells(md)
         p, r, f = f1(table_cells(doc), ref_cells)
         in_text = sum(c in ours for c in ref_cells) / len(ref_cells) if ref_cells else None
         row.update(pages=len(doc.pages), edit_distance=round(normalised_distance(ours, ref), 4),
+                   edit_distance_values=round(normalised_distance(values, ref), 4),
                    table_cells=len(ref_cells), cell_precision=round(p, 3), cell_recall=round(r, 3),
                    cell_f1=round(f, 3), cell_recall_in_text=None if in_text is None else round(in_text, 3),
                    ocr_pages=sorted({s.page for s in doc.sections if s.ocr}), headings=heading_stats(doc))
@@ -246,7 +259,7 @@ def paired_speed(data: str, files: int, sources: list[str], rounds: int) -> list
 def _cell(run: dict[str, Any], file: str, key: str) -> Any:
     for row in run["groundtruth"]:
         if row["file"] == file:
-            return row.get(key, "err")
+            return "err" if "error" in row else row.get(key, "–")
     return ""
 
 
@@ -256,7 +269,9 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     out = ["# PDF parsing: reading order, table cells, headings, speed", "",
            ("Command: `python bench/parse.py --label LABEL` (before: main's source on PYTHONPATH). "
            "Data: ../shared/data/samples (docling groundtruth; unstructured and pdfminer PDFs), sec-10q. "
-           "Edit distance: normalised Levenshtein of normalised text (markdown stripped), lower is better. "
+           "Edit distance: normalised Levenshtein of normalised text (markdown stripped), lower is better; "
+           "ed values: the same with each table row's cells as values alone (a row repeats its column names "
+           "for search, the reference prints them once: this is the reading order of what the page shows). "
            "Cell F1: distinct table cells of table sections vs the reference's pipe tables; "
            "in text: reference cells found anywhere in the text. Suspect headings: share of sections whose "
            "innermost heading looks like a table cell, number line, sentence or running header."), ""]
@@ -266,12 +281,14 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                    f"{m['date']}, {m['cpu']} × {m['cores']}, load {m['loadavg_1_5_15']}")
     out += ["", "## Reading order and tables (docling groundtruth)", "",
             "| file | multi-col | " + " | ".join(f"ed {lab}" for lab in labels) + " | "
+            + " | ".join(f"ed values {lab}" for lab in labels) + " | "
             + " | ".join(f"cell F1 {lab}" for lab in labels) + " | "
             + " | ".join(f"in text {lab}" for lab in labels) + " |",
-            "|---|---|" + "---|" * (3 * len(labels))]
+            "|---|---|" + "---|" * (4 * len(labels))]
     for row in first["groundtruth"]:
         f = row["file"]
         cells = [str(_cell(runs[lab], f, "edit_distance")) for lab in labels]
+        cells += [str(_cell(runs[lab], f, "edit_distance_values")) for lab in labels]
         cells += [str(_cell(runs[lab], f, "cell_f1")) if row.get("table_cells") else "–" for lab in labels]
         cells += [str(_cell(runs[lab], f, "cell_recall_in_text")) if row.get("table_cells") else "–"
                   for lab in labels]

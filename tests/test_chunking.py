@@ -452,3 +452,16 @@ def test_real_e5_counter_keeps_every_chunk_within_the_budget(e5_count):
     assert len(chunks) > 4
     assert {c.lang for c in chunks} >= {"ja", "en"}
     assert max(c.tokens for c in chunks) > 100  # packed close to the budget
+
+
+def test_rows_of_two_tables_under_one_heading_never_share_a_chunk() -> None:
+    rows = ["Region: East | Sales: 10", "Region: West | Sales: 12", "Item: Bolts | Stock: 400", "Item: Nuts | Stock: 900"]
+    page = "\n".join(rows)
+    starts = [page.index(r) for r in rows]
+    heading = ("Annual report",)
+    sections = tuple(Section(1, heading, r, s, rows=(n, n), kind="rows")
+                     for r, s, n in zip(rows, starts, (1, 2, 1, 2), strict=True))
+    doc = ParsedDocument(path="doc.pdf", kind="pdf", pages=(page,), sections=sections)
+    chunks = chunk_document(doc, "d", "doc.pdf", count_tokens=lambda t: len(t.split()) + 4, max_tokens=200)
+    assert [c.text for c in chunks] == ["\n".join(rows[:2]), "\n".join(rows[2:])]
+    assert [c.rows for c in chunks] == [(1, 2), (1, 2)]

@@ -176,3 +176,22 @@ def test_statement_rows_of_a_filing_carry_its_registrant_and_period_into_what_is
     assert searched.endswith(row_chunk.text)
     prose = next(ch for ch in chunks if not ch.rows)
     assert embed_text(prose) == prose.text  # text chunks are searched as they read
+
+
+def test_a_caption_that_names_a_header_word_is_kept_before_the_rows(tmp_path: Path):
+    path = tmp_path / "caption.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter)
+    c.setFont("Helvetica", 10)
+    c.drawString(60, 730, "Table 2. The Staff of each office by the year it opened.")
+    cities = ["Tokyo", "Osaka", "Nagoya", "Fukuoka", "Sapporo", "Sendai", "Kobe", "Kyoto", "Hiroshima", "Naha"]
+    rows = [["City", "Staff", "Opened"]] + [[city, str(10 + 7 * i), str(1990 + 3 * i)] for i, city in enumerate(cities)]
+    table = Table(rows, colWidths=[120, 80, 80])
+    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+                               ("FONT", (0, 0), (-1, -1), "Helvetica", 10)]))
+    _, height = table.wrapOn(c, 400, 400)
+    table.drawOn(c, 60, 715 - height)
+    c.showPage()
+    c.save()
+    doc = read_pdf(str(path), path.read_bytes())
+    assert "Table 2. The Staff of each office by the year it opened." in doc.pages[0]
+    assert next(s.text for s in doc.sections if s.kind == "rows") == "City: Tokyo | Staff: 10 | Opened: 1990"

@@ -1,7 +1,7 @@
 """Structure: sections turned into units (sentences, pieces, rows) and grouped into runs.
 
 A run is what chunks may span: one section, tiny sections merged into a neighbour on their page, or
-consecutive CSV rows of one page and heading. Chunks never cross a run's edges.
+consecutive rows of one table (one page and heading). Chunks never cross a run's edges.
 """
 
 from __future__ import annotations
@@ -106,9 +106,13 @@ def build_runs(
 
 
 def _joins(last: Run, sec: Section, overhead: int, min_tokens: int) -> bool:
-    """Rows join the rows before them under the same heading; text joins a run still under min_tokens."""
+    """Rows join the rows before them under the same heading while the row numbers go on (a table's rows
+    are numbered from its start: a number that does not grow begins another table, which gets its own
+    chunks); text joins a run still under min_tokens."""
     if last.kind == "rows":
-        return last.sections[-1].heading == sec.heading
+        before = last.sections[-1]
+        goes_on = before.rows is None or sec.rows is None or sec.rows[0] > before.rows[1]
+        return before.heading == sec.heading and goes_on
     return last.cost(overhead) < min_tokens
 
 

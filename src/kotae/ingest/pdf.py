@@ -57,9 +57,23 @@ def _title(pdf: pdfium.PdfDocument) -> str:
     return "" if title.lower() == "untitled" else title  # "untitled" is a PDF writer's placeholder
 
 
-def _page_text(pdf: pdfium.PdfDocument, index: int) -> tuple[str | None, tuple[Line, ...]]:
+LAYOUTS = ("chars", "model-columns", "model")
+
+
+def _model_order(page: pdfium.PdfPage, lines: tuple[Line, ...]) -> tuple[str, tuple[Line, ...]]:
+    """The page's lines ordered by the layout model's regions (kotae.ingest.layout_model)."""
+    from kotae.ingest import layout_model
+    from kotae.ingest.layout_regions import region_order, region_text
+
+    ordered = region_order(list(lines), layout_model.page_regions(page))
+    return region_text(ordered), tuple(ordered)
+
+
+def _page_text(pdf: pdfium.PdfDocument, index: int, layout: str = "chars") -> tuple[str | None, tuple[Line, ...]]:
     """The raw text layer of one page in reading order, and its lines with their fonts;
-    (None, ()) when PDFium cannot load the page."""
+    (None, ()) when PDFium cannot load the page. `layout` (LAYOUTS): "chars" orders lines from the
+    character boxes alone; "model-columns" by a layout model's regions on pages found to have columns;
+    "model" by the model's regions on every horizontal page."""
     try:
         page = pdf[index]
     except pdfium.PdfiumError:
@@ -67,9 +81,12 @@ def _page_text(pdf: pdfium.PdfDocument, index: int) -> tuple[str | None, tuple[L
     try:
         textpage = page.get_textpage()
         try:
-            layout = analyse(page_chars(textpage), font_reader(textpage))
-            text = layout.text if layout.text is not None else str(textpage.get_text_range())
-            return text, layout.lines
+            found = analyse(page_chars(textpage), font_reader(textpage))
+            if found.lines and not found.vertical and (layout == "model" or (layout == "model-columns"
+                                                                              and found.columns > 1)):
+                return _model_order(page, found.lines)
+            text = found.text if found.text is not None else str(textpage.get_text_range())
+            return text, found.lines
         finally:
             textpage.close()
     except pdfium.PdfiumError:

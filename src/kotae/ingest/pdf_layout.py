@@ -1,4 +1,4 @@
-"""Reading order of a PDF page from its character boxes: lines, columns, vertical Japanese.
+"""Reading order of a PDF page from its character boxes: lines, columns, vertical Japanese, right to left.
 
 Pure functions over `Char`s (PDF coordinates: points, origin bottom left) plus one I/O edge,
 `page_chars`, that reads them from a pypdfium2 text page. A page that is one column of horizontal
@@ -18,6 +18,7 @@ import numpy as np
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.ingest.pdf_chars import Char
+from kotae.ingest.pdf_rtl import fix_ligatures, is_rtl, rtl_text
 from kotae.ingest.pdf_vertical import is_vertical, vertical_text
 
 HYPHEN_MARK = "\ufffe"
@@ -80,6 +81,7 @@ def page_chars(textpage) -> list[Char]:  # type: ignore[no-untyped-def]
     rect = pdfium_c.FS_RECTF()
     ref = ctypes.byref(rect)
     box = pdfium_c.FPDFText_GetLooseCharBox
+    text = fix_ligatures(text, lambda i, j: _tight_box(raw, i) == _tight_box(raw, j))
     chars: list[Char] = []
     append = chars.append
     wide = sum(1 for ch in text if ord(ch) >= 0x2E80)
@@ -95,6 +97,12 @@ def page_chars(textpage) -> list[Char]:  # type: ignore[no-untyped-def]
             x0, y0, x1, y1 = min(x0, rect.left), min(y0, rect.bottom), max(x1, rect.right), max(y1, rect.top)
         append(Char(word, x0, y0, x1, y1, i))
     return chars
+
+
+def _tight_box(raw, index: int) -> tuple[float, ...]:  # type: ignore[no-untyped-def]
+    edges = [ctypes.c_double() for _ in range(4)]
+    pdfium_c.FPDFText_GetCharBox(raw, index, *[ctypes.byref(e) for e in edges])
+    return tuple(round(e.value, 1) for e in edges)
 
 
 def font_reader(textpage) -> Callable[[int], tuple[float, int]]:  # type: ignore[no-untyped-def]
@@ -338,6 +346,8 @@ def analyse(chars: list[Char], font: Callable[[int], tuple[float, int]] | None =
             ln.size, ln.weight = font(ln.probe)
     if is_vertical(chars):
         return PageLayout(tuple(lines), 1, True, vertical_text(chars))
+    if is_rtl(chars):
+        return PageLayout(tuple(lines), 1, False, rtl_text(chars))
     columns = find_columns(lines)
     marked = mark_alone(phrases(lines, columns), columns)
     if len(columns) <= 1:

@@ -119,10 +119,18 @@ def _span(page: str, table: Table) -> tuple[int, int] | None:
     if size < 4:
         return None
     first, last = set(lines[0]), set(lines[-1])
+    starts = [i for i, (word, at, _) in enumerate(tokens)
+              if word in first and not page[page.rfind("\n", 0, at) + 1 : at].strip(" \t\r" + "".join(_CURRENCY))]
+    # a table begins a line of the text: a word of its header inside a caption ("… higher mAP score") is
+    # no start, unless no line starts with one
+    return _best_span(tokens, want, size, last, starts) or _best_span(
+        tokens, want, size, last, [i for i, t in enumerate(tokens) if t[0] in first])
+
+
+def _best_span(tokens: list[tuple[str, int, int]], want: Counter[str], size: int, last: set[str],
+               starts: list[int]) -> tuple[int, int] | None:
     best: tuple[int, int, int] | None = None  # (matched, start, end)
-    for i, (word, _, _) in enumerate(tokens):
-        if word not in first:
-            continue
+    for i in starts:
         have: Counter[str] = Counter()
         matched = 0
         for j in range(i, min(len(tokens), i + int(1.3 * size) + 1)):
