@@ -1,6 +1,7 @@
 """Shared by the bench scripts: machine facts and result writing (JSON + markdown)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -53,3 +54,9 @@ def golden_splits(path: str) -> dict[str, str]:
                 if "split" in d:
                     out[str(d.get("id") or n)] = d["split"]
     return out
+
+
+def hash_split(item_id: str) -> str:
+    """A golden item's split from its id alone: "fit" when the first byte of sha1(id) is even, else
+    "held-out". Deterministic, independent of file order, and stable when items are added."""
+    return "fit" if hashlib.sha1(item_id.encode("utf-8")).digest()[0] % 2 == 0 else "held-out"

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kotae.answer import checks, complete, extractive
+from kotae.answer.lists import CONTEXT_CHARS, complete_lists
 from kotae.answer.llm import LLM, LLMError
 from kotae.answer.prompt import dont_know, hyde_messages
 from kotae.chunking import detect_lang
@@ -143,10 +144,10 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
-             searcher: Searcher, passages: int = 3) -> complete.Composed:
+             searcher: Searcher, passages: int = 5) -> complete.Composed:
     """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
     top = hits[:passages]
-    cands = extractive.candidates([h.chunk.text for h in top], [h.chunk.heading for h in top])
+    cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top])
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
         return complete.Composed((only,), (), "complete", ())
@@ -167,3 +168,31 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
                                         absent=absent_terms(ws, df), absent_share=share))
     return complete.compose(out, detect_lang(question))
+
+
+def _whole_lists(hits: list[Hit], searcher: Searcher) -> list[str]:
+    """The hits' texts, each with the lead-in or items of a list its chunk boundary cut off (kotae.answer.lists),
+    taken from the page text around it (and the previous or next page's, at a page edge)."""
+    pages: dict[tuple[str, int], str] = {}
+
+    def page(doc: str, n: int) -> str:
+        if (doc, n) not in pages:
+            pages[doc, n] = (searcher.store.page_text(doc, n) or "") if n >= 1 else ""
+        return pages[doc, n]
+
+    out = []
+    for h in hits:
+        c = h.chunk
+        text = page(c.doc_id, c.page)
+        if c.rows is not None or text[c.start:c.end] != c.text:  # a table's rows, or offsets that do not match
+            out.append(c.text)
+            continue
+        before = text[max(0, c.start - CONTEXT_CHARS):c.start]
+        after = text[c.end:c.end + CONTEXT_CHARS]
+        if c.start < CONTEXT_CHARS and c.page > 1:
+            before = page(c.doc_id, c.page - 1)[-CONTEXT_CHARS:].rstrip() + "\n" + before
+        if c.end + CONTEXT_CHARS > len(text):
+            after = after.rstrip() + "\n" + page(c.doc_id, c.page + 1)[:CONTEXT_CHARS]
+        prefix, suffix = complete_lists(before, c.text, after)
+        out.append(prefix + c.text + suffix)
+    return out

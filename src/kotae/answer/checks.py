@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["TYPES", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts", "unsupported_numbers"]
+__all__ = ["DETAILS", "TYPES", "asked_detail", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts", "unsupported_numbers"]
 
 _DIGIT = r"[0-9０-９]"
 _KANJI_NUM = r"[一二三四五六七八九十百千万半両毎]"
@@ -38,7 +38,8 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                    rf"{_DIGIT}\s*(?:dollars?|ドル)|無料|無償|実費|全額|\bfree\b|\bno charge\b|\bat cost\b|"
                    rf"{_KANJI_NUM}+円", re.IGNORECASE)),
     "time": (
-        re.compile(r"何\s*時(?!間)|何時から|何時まで|\bwhat time\b|\bopening hours\b|\bwhat hours\b", re.IGNORECASE),
+        re.compile(r"何\s*時(?!間)|何時から|何時まで|\bwhat time\b|\bopening hours\b|\bwhat hours\b|\bhow (?:late|early)\b|"
+                   r"\binto the (?:evening|night|morning)\b", re.IGNORECASE),
         re.compile(rf"{_DIGIT}{{1,2}}\s*時|{_DIGIT}{{1,2}}[:：]{_DIGIT}{{2}}|午前|午後|正午|深夜|"
                    r"\bnoon\b|\bmidnight\b|\b[ap]\.?m\b\.?|o'clock", re.IGNORECASE)),
     "number": (
@@ -57,6 +58,26 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                    rf"{_MONTHS}|\b(?:day|days|week|weeks|month|months|year|years|quarter|annual|annually|before|"
                    rf"after|within|until|by the)\b|{_DIGIT}{{4}}", re.IGNORECASE)),
 }
+
+
+# finer than a kind: what the answer's expression looks like when the question asks for a deadline or a person
+# (a bonus to the sentences holding one, never a reason to call a part missing)
+DETAILS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"いつまで|何日前|何日以内|締め?切り?|期限|\bby when\b|\bhow (?:far|long) in advance\b|\bdeadline\b|"
+                r"\bhow much notice\b|\bhow soon\b", re.IGNORECASE),
+     re.compile(r"までに|以内|前日|前まで|日前|\bby\b|\bbefore\b|\bno later than\b|\bwithin\b|\bin advance\b|"
+                r"\bprior\b|\bnotice\b", re.IGNORECASE)),
+    (re.compile(r"誰|だれ|どなた|承認者|\bwho(?:m|se)?\b", re.IGNORECASE),
+     re.compile(r"[部課室係]長?|役員|社長|上長|上司|所属長|担当者?|委員会|\b(?:manager|head|director|department|team|"
+                r"officer|supervisor|board|lead|people team|hr|ceo|cfo)\b", re.IGNORECASE)),
+)
+
+
+def asked_detail(question: str) -> re.Pattern[str] | None:
+    """The finer expression `question` asks for (a deadline: 「前日の正午までに」, "by"; a person or office:
+    「所属長」, "department head"), as a pattern, or None."""
+    q = unicodedata.normalize("NFKC", question)
+    return next((expr for asks, expr in DETAILS if asks.search(q)), None)
 
 
 def asked_type(question: str) -> str | None:
@@ -81,10 +102,14 @@ def asked_unit(question: str) -> str | None:
     return m.group(1) if m else None
 
 
+# an identifier's digits (EX-604, K-3, RW-1, v2) are no amount, count or time
+_CODE = re.compile(r"\b[A-Za-z]{1,6}[-‐]?[0-9]+(?:[-‐][0-9A-Za-z]+)*\b")
+
+
 def holds(text: str, kind: str, unit: str | None = None) -> bool:
     """Whether `text` contains an expression of `kind` (a number with its unit, a time, a date, …); with
     `unit`, a number followed by that counter (or an equivalent spelling)."""
-    t = unicodedata.normalize("NFKC", text)
+    t = _CODE.sub(" ", unicodedata.normalize("NFKC", text))
     if unit is not None:
         return bool(re.search(rf"(?:{_DIGIT}|{_KANJI_NUM})\s*(?:{_SAME.get(unit, re.escape(unit))})", t))
     return bool(TYPES[kind][1].search(t))

@@ -3,7 +3,8 @@
 Pure: candidate sentences and their scores for each part come in (kotae.answer.ask embeds and scores them).
 A part is
 - "answered" by its best sentences; when it asks for a kind of expression (checks.asked_type: an amount, a
-  rate, a time, a number, a date) the sentences holding one come first, and one must be among them;
+  rate, a time, a number, a date) the sentences holding one come first, and one must be among them; a
+  sentence holding the finer expression asked (checks.asked_detail: a deadline, a person) is preferred;
 - "blank" when what answers it is a form field left blank (「支給額：月額　　円」): reported as blank, never
   as a value;
 - "missing" when no sentence holds what it asks for, or (for a second or later part) most of its words occur
@@ -13,6 +14,7 @@ the missing parts named.
 """
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,7 +58,10 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     labels = [checks.blank_field(c.text) for c in cands]
     typed = np.array([kind is not None and checks.holds(c.text, kind, unit) for c in cands])
     lead_in = np.array([bool(LEAD_IN.search(c.text)) for c in cands]) if checks.asks_list(text) else 0.0
-    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in
+    detail = checks.asked_detail(text)
+    detailed = np.array([detail is not None and bool(detail.search(unicodedata.normalize("NFKC", c.text)))
+                         for c in cands])
+    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in + TYPE_BONUS * detailed
     filled = [i for i, lab in enumerate(labels) if not lab]
     blank = [i for i, lab in enumerate(labels) if lab]
     best_filled = max((adjusted[i] for i in filled), default=-np.inf)

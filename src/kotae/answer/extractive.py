@@ -100,13 +100,38 @@ def _clause_number(sentence: str) -> str:
     return _CLAUSE_NUMBER.sub("", sentence)
 
 
+# a table row as the readers write it ("code: EX-206 | category: … | approval: 役員"): one row, one candidate
+_ROW = re.compile(r"^[^|\n]{1,60}[:：][^|\n]*(?:\|[^|\n]+)+$")
+# a sentence that ends inside brackets (「検査（以下「ストレスチェック」という。）」) goes on with a particle
+_GOES_ON = re.compile(r"^[をにがはとのでもへや]")
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans, with table rows split one per line and a sentence cut at 。 inside brackets rejoined."""
+    out: list[tuple[int, int]] = []
+    for a, b in split_sentences(text):
+        if out and _GOES_ON.match(text[a:b]) and text[out[-1][1] - 1] in "）)」』":
+            out[-1] = (out[-1][0], b)
+            continue
+        lines = text[a:b].split("\n")
+        if len(lines) > 1 and all(_ROW.match(x.strip()) for x in lines if x.strip()):
+            pos = a
+            for x in lines:
+                if x.strip():
+                    out.append((pos, pos + len(x)))
+                pos += len(x) + 1
+        else:
+            out.append((a, b))
+    return out
+
+
 def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
-               limit_per_passage: int = 12) -> list[Candidate]:
-    """Sentences of each passage; heading lines and fragments left out."""
+               limit_per_passage: int = 16) -> list[Candidate]:
+    """Sentences of each passage (a table row is one); heading lines and fragments left out."""
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
-        sents = [(a, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in split_sentences(text)]
+        sents = [(a, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in _spans(text)]
         sents = [(a, t) for a, t in sents
                  if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
         out += [Candidate(t, i, a) for a, t in sents[:limit_per_passage]]

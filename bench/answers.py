@@ -1,0 +1,93 @@
+"""Extractive answer quality, per split, with a per-question diagnosis of every miss.
+
+    python bench/answers.py                    # writes bench/results/answers.{json,md}
+    python bench/answers.py --index /tmp/idx   # keep the samples/docs index between runs (faster reruns)
+    python bench/answers.py --split fit        # only the fit half (what a tuner may look at)
+
+Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
+(their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,
+default settings, answers from the top 5 as bench/golden.py. "correct" is phrase-correct (the answer holds a
+must_contain phrase). A miss is diagnosed as: refused; "not retrieved" (no top-5 passage holds a phrase);
+"not chosen" (a passage holds it, the answer does not).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections import defaultdict
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import golden_splits, hash_split, machine, write
+
+from kotae import Kotae
+from kotae.config import Settings
+from kotae.embed import DEFAULT_ENGINES, get_embedder
+from kotae.eval import load_golden
+from kotae.eval.metrics import squash
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
+        "users-ja": "samples/golden-users-ja.jsonl", "users-en": "samples/golden-users-en.jsonl"}
+ANSWER_K = 5
+
+
+def diagnose(it: Any, k: Kotae) -> dict[str, Any]:
+    a = k.ask(it.question, mode="hybrid", top_k=ANSWER_K)
+    phrases = [squash(p) for p in it.evidence.phrases if p]
+    ranks = [n for n, s in enumerate(a.sources, 1) if any(p in squash(s.hit.chunk.text) for p in phrases)]
+    correct = a.found_in_docs and any(p in squash(a.answer) for p in phrases)
+    why = ("ok" if correct else "refused" if not a.found_in_docs else "not chosen" if ranks else "not retrieved")
+    return {"id": it.id, "category": it.category, "question": it.question, "must_contain": list(it.evidence.phrases),
+            "correct": float(correct), "why": why, "phrase_in_sources": ranks, "answer": a.answer,
+            "completeness": a.completeness}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
+    ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
+    ap.add_argument("--sets", default=",".join(SETS), help="comma-separated subset of " + ",".join(SETS))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]))
+        k.index([os.path.join(ROOT, "samples", "docs")])
+        rows: list[dict[str, Any]] = []
+        for name in args.sets.split(","):
+            path = os.path.join(ROOT, SETS[name])
+            given = golden_splits(path)
+            for it in load_golden(path):
+                split = given.get(it.id) or hash_split(it.id)
+                if it.answerable and (args.split is None or split == args.split):
+                    rows.append({"set": name, "split": split, **diagnose(it, k)})
+        k.close()
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in rows:
+        for g in ((r["set"], r["split"]), (r["set"], "all")):
+            groups[g].append(r["correct"])
+    lines = ["| set | split | n | correct |", "|---|---|---|---|"]
+    lines += [f"| {s} | {sp} | {len(v)} | {sum(v) / len(v):.3f} |" for (s, sp), v in sorted(groups.items())]
+    lines += ["", "Misses:", "", "| set | split | id | why | phrase in source # | question |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r['set']} | {r['split']} | {r['id']} | {r['why']} | {r['phrase_in_sources']} | {r['question']} |"
+              for r in rows if not r["correct"]]
+    if args.split:
+        print("\n".join(lines))
+        for r in rows:
+            if not r["correct"]:
+                print(f"\n## {r['id']} {r['why']} {r['phrase_in_sources']} {r['question']}\n  must: {r['must_contain']}"
+                      f"\n  answer: {r['answer']}")
+        return 0
+    m = machine()
+    header = (f"Extractive answers over samples/docs (hybrid, default settings, answers from the top {ANSWER_K}), "
+              f"phrase-correct per split (golden-ja/en: split by id hash; users sets: their own split, never tuned "
+              f"on). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py`.\n\n")
+    write("answers", {"machine": m, "rows": rows,
+                      "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},
+          header + "\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

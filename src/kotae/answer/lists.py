@@ -1,0 +1,80 @@
+"""Lists cut by a chunk boundary: the lead-in and items a passage lacks, taken from the page around it.
+
+A chunk may end with a lead-in sentence (「次の割増率により…支払う。」, "as follows:") whose items are in the next
+chunk, or begin inside a list whose lead-in is in the previous chunk (or at the foot of the previous page). An
+answer that quotes such a lead-in, or an item, must come with the rest: `complete_lists` returns the text to put
+before and after the chunk so that the list is whole. Pure: the page text around the chunk comes in.
+"""
+from __future__ import annotations
+
+from kotae.answer.extractive import ITEM, LEAD_IN, MAX_ITEMS
+
+__all__ = ["complete_lists", "CONTEXT_CHARS"]
+
+CONTEXT_CHARS = 800  # how far before and after a chunk to look for the rest of its list
+_ENDS = "。．.!?！？」』】"  # a line ending so is complete; a line not ending so may wrap onto the next
+
+
+def _logical(raw: str) -> list[str]:
+    """Raw lines grouped into logical lines: a line that continues a wrapped one (no item mark, the one before
+    not ending a sentence) joins it. Each logical line keeps its raw text (line breaks included)."""
+    out: list[str] = []
+    for line in raw.splitlines(keepends=True):
+        body = line.strip()
+        if out and body and not ITEM.match(body) and out[-1].strip() and out[-1].strip()[-1] not in _ENDS \
+                and not LEAD_IN.search(out[-1].strip()):
+            out[-1] += line
+        else:
+            out.append(line)
+    return out
+
+
+def _before(before: str, text: str) -> str:
+    """The end of `before` from the lead-in of the list that `text` begins inside, or ""."""
+    head = _logical(text)[:2]
+    if not any(ITEM.match(x.strip()) for x in head):
+        return ""
+    lines = _logical(before)
+    taken = 0
+    for i in range(len(lines) - 1, -1, -1):
+        body = " ".join(lines[i].split())
+        if not body:
+            return ""
+        if ITEM.match(body) or (i == len(lines) - 1 and not before.endswith("\n")):
+            taken += 1
+            if taken > MAX_ITEMS:
+                return ""
+            continue
+        return "".join(lines[i:]) if LEAD_IN.search(body) else ""
+    return ""
+
+
+def _after(text: str, after: str) -> str:
+    """The start of `after` that completes the list `text` ends with (or ends announcing), or ""."""
+    lines = [x for x in _logical(text) if x.strip()]
+    if not lines:
+        return ""
+    last = " ".join(lines[-1].split())
+    mid_line = not text.endswith("\n") and not after.startswith("\n")
+    if not (LEAD_IN.search(last) or ITEM.match(last)):
+        return ""
+    out: list[str] = []
+    for n, line in enumerate(_logical(after)):
+        body = line.strip()
+        if n == 0 and mid_line and not ITEM.match(body):  # the rest of the chunk's last line
+            out.append(line)
+            continue
+        if not body or not ITEM.match(body) or len(out) >= MAX_ITEMS:
+            break
+        out.append(line)
+    return "".join(out)
+
+
+def complete_lists(before: str, text: str, after: str) -> tuple[str, str]:
+    """(prefix, suffix) to put around the chunk `text`: the lead-in and items before it when it begins inside a
+    list, the items after it when it ends with a lead-in or inside a list. `before`/`after` are the page text
+    just before and after the chunk (the previous and next page's joined on with a line break)."""
+    prefix = _before(before, text)
+    suffix = _after(text, after)
+    return prefix, suffix.rstrip()
+
