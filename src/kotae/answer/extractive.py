@@ -107,10 +107,16 @@ _GOES_ON = re.compile(r"^[をにがはとのでもへや]")
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
-    """Sentence spans, with table rows split one per line and a sentence cut at 。 inside brackets rejoined."""
+    """Sentence spans, with table rows split one per line, and a sentence cut at 。 inside brackets or a list
+    item wrapped onto the next line (「…転換できない等、\n就業に適さないとき」) rejoined."""
     out: list[tuple[int, int]] = []
     for a, b in split_sentences(text):
         if out and _GOES_ON.match(text[a:b]) and text[out[-1][1] - 1] in "）)」』":
+            out[-1] = (out[-1][0], b)
+            continue
+        prev = text[out[-1][0]:out[-1][1]] if out else ""
+        if (prev and ITEM.match(prev) and prev[-1] not in _ENDS_LINE + ".:：" and not ITEM.match(text[a:b])
+                and text[out[-1][1]:a].count("\n") == 1 and _CJK_CHAR.match(prev[-1])):  # an item wrapped by a PDF
             out[-1] = (out[-1][0], b)
             continue
         lines = text[a:b].split("\n")

@@ -7,12 +7,16 @@ before and after the chunk so that the list is whole. Pure: the page text around
 """
 from __future__ import annotations
 
+import re
+
 from kotae.answer.extractive import ITEM, LEAD_IN, MAX_ITEMS
 
 __all__ = ["complete_lists", "CONTEXT_CHARS"]
 
 CONTEXT_CHARS = 800  # how far before and after a chunk to look for the rest of its list
-_ENDS = "。．.!?！？」』】"  # a line ending so is complete; a line not ending so may wrap onto the next
+_ENDS = "。．.!?！？」』】）)"  # a line ending so (a sentence, a heading 第48条（解雇）) is complete; others may wrap
+
+_STARTS = re.compile(r"^(?:[0-9０-９]{1,2}[ \u3000]|第[0-9０-９一二三四五六七八九十百]+[条章節]|#)")  # a clause, article, heading
 
 
 def _logical(raw: str) -> list[str]:
@@ -21,7 +25,7 @@ def _logical(raw: str) -> list[str]:
     out: list[str] = []
     for line in raw.splitlines(keepends=True):
         body = line.strip()
-        if out and body and not ITEM.match(body) and out[-1].strip() and out[-1].strip()[-1] not in _ENDS \
+        if out and body and not ITEM.match(body) and not _STARTS.match(body) and out[-1].strip() and out[-1].strip()[-1] not in _ENDS \
                 and not LEAD_IN.search(out[-1].strip()):
             out[-1] += line
         else:

@@ -1,0 +1,56 @@
+"""A list cut by a chunk (or page) boundary comes whole: the lead-in before a chunk that begins inside its items,
+the items after a chunk that ends announcing them; table rows are candidates one by one; a sentence cut at 。
+inside brackets is rejoined; an identifier's digits are no quantity; deadline and person questions prefer
+sentences that hold one."""
+from __future__ import annotations
+
+import numpy as np
+
+from kotae.answer import checks
+from kotae.answer.complete import answer_part
+from kotae.answer.extractive import candidates, pick
+from kotae.answer.lists import complete_lists
+
+PAGE9 = ("第48条（解雇）\n従業員が次のいずれかに該当するときは、解雇することがある。\n"
+         "（1）勤務状況が著しく不良で、改善の見込みがないとき\n（2）勤務成績又は業務能率が著しく不良で、他の職務にも転換できない等、\n")
+PAGE10 = "就業に適さないとき\n（3）精神又は身体の障害により、業務に耐えられないと認められるとき\n2　前項の規定により解雇する。"
+
+
+def test_a_chunk_that_begins_inside_a_list_gets_its_lead_in_from_the_page_before():
+    prefix, suffix = complete_lists(PAGE9, PAGE10, "")
+    assert prefix.startswith("従業員が次のいずれかに該当するときは") and suffix == ""
+    texts = [c.text for c in candidates([prefix + PAGE10])]
+    assert texts[0] == "従業員が次のいずれかに該当するときは、解雇することがある。"
+    assert "（2）勤務成績又は業務能率が著しく不良で、他の職務にも転換できない等、就業に適さないとき" in texts  # mended
+    chosen = pick(candidates([prefix + PAGE10]), np.array([1.0, 0.1, 0.1, 0.1, 0.1]))
+    assert [c.text[:3] for c in chosen] == ["従業員", "（1）", "（2）", "（3）"]
+
+
+def test_a_chunk_that_ends_with_a_lead_in_gets_the_items_that_follow():
+    text = "第37条（割増賃金）\n時間外労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
+    after = "（1）時間外労働 25%\n（2）休日労働 35%\n2　前項の計算の基礎は基本給とする。"
+    prefix, suffix = complete_lists("", text, after)
+    assert prefix == "" and suffix == "（1）時間外労働 25%\n（2）休日労働 35%"
+    assert complete_lists("", "始業は午前9時とする。\n", after) == ("", "")  # nothing announced, nothing added
+    assert complete_lists("前の条文。\n", "所定労働時間は8時間とする。", "") == ("", "")
+
+
+def test_table_rows_are_candidates_one_by_one_and_codes_are_not_quantities():
+    rows = "code: EX-601 | category: 事務用品費 | limit_jpy: 3000\ncode: EX-604 | category: Office furniture | approval: GA"
+    assert [c.text for c in candidates([rows])] == rows.split("\n")
+    assert not checks.holds("code: EX-604 | category: Office furniture", "number")
+    assert checks.holds("code: EX-601 | limit_jpy: 3000", "number")
+
+
+def test_a_sentence_cut_at_a_full_stop_inside_brackets_is_rejoined():
+    text = "会社は、毎年1回、検査（以下「ストレスチェック」という。）を行う。\n結果は秘密とする。"
+    assert [c.text for c in candidates([text])] == ["会社は、毎年1回、検査（以下「ストレスチェック」という。）を行う。", "結果は秘密とする。"]
+
+
+def test_deadline_and_person_questions_prefer_sentences_holding_one():
+    cands = candidates(["受付時間は平日8時30分から17時30分までです。在宅勤務は前日の正午までに所属長に申請する。"])
+    scores = np.array([0.86, 0.84])
+    part = answer_part("在宅勤務はいつまでに申請しますか。", cands, scores, [], [[], []])
+    assert part.chosen[0].text.startswith("在宅勤務は前日の正午までに")
+    assert checks.asked_detail("Who approves it?") is not None and checks.asked_detail("休憩は何分？") is None
+    assert checks.asked_type("How far into the evening can I work?") == "time"
