@@ -144,7 +144,7 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
-             searcher: Searcher, passages: int = 5) -> complete.Composed:
+             searcher: Searcher, passages: int = 3) -> complete.Composed:
     """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
     top = hits[:passages]
     cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top])

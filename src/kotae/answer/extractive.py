@@ -100,14 +100,12 @@ def _clause_number(sentence: str) -> str:
     return _CLAUSE_NUMBER.sub("", sentence)
 
 
-# a table row as the readers write it ("code: EX-206 | category: … | approval: 役員"): one row, one candidate
-_ROW = re.compile(r"^[^|\n]{1,60}[:：][^|\n]*(?:\|[^|\n]+)+$")
 # a sentence that ends inside brackets (「検査（以下「ストレスチェック」という。）」) goes on with a particle
 _GOES_ON = re.compile(r"^[をにがはとのでもへや]")
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
-    """Sentence spans, with table rows split one per line, and a sentence cut at 。 inside brackets or a list
+    """Sentence spans, with a sentence cut at 。 inside brackets or a list
     item wrapped onto the next line (「…転換できない等、\n就業に適さないとき」) rejoined."""
     out: list[tuple[int, int]] = []
     for a, b in split_sentences(text):
@@ -119,21 +117,13 @@ def _spans(text: str) -> list[tuple[int, int]]:
                 and text[out[-1][1]:a].count("\n") == 1 and _CJK_CHAR.match(prev[-1])):  # an item wrapped by a PDF
             out[-1] = (out[-1][0], b)
             continue
-        lines = text[a:b].split("\n")
-        if len(lines) > 1 and all(_ROW.match(x.strip()) for x in lines if x.strip()):
-            pos = a
-            for x in lines:
-                if x.strip():
-                    out.append((pos, pos + len(x)))
-                pos += len(x) + 1
-        else:
-            out.append((a, b))
+        out.append((a, b))
     return out
 
 
 def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
                limit_per_passage: int = 16) -> list[Candidate]:
-    """Sentences of each passage (a table row is one); heading lines and fragments left out."""
+    """Sentences of each passage; heading lines and fragments left out."""
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
