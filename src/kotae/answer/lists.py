@@ -11,7 +11,7 @@ import re
 
 from kotae.answer.extractive import ITEM, LEAD_IN, MAX_ITEMS
 
-__all__ = ["complete_lists", "CONTEXT_CHARS"]
+__all__ = ["CONTEXT_CHARS", "complete_lists"]
 
 CONTEXT_CHARS = 800  # how far before and after a chunk to look for the rest of its list
 _ENDS = "。．.!?！？」』】）)"  # a line ending so (a sentence, a heading 第48条（解雇）) is complete; others may wrap
