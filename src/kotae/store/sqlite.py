@@ -13,9 +13,9 @@ import numpy as np
 from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
 from kotae.store import conversations, sqlite_vectors
-from kotae.store.sqlite_keyword import KeywordPruner
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
 from kotae.store.conversations import History
+from kotae.store.sqlite_keyword import KeywordPruner
 from kotae.store.vectorfile import VectorSet
 from kotae.types import Chunk, DocumentInfo, PageWords
 

@@ -1,16 +1,16 @@
-"""Exact top-k pruning for the SQLite store's BM25 keyword search (MaxScore on the query terms' bounds).
+"""Exact top-k pruning for the SQLite store's BM25 keyword search (max-score bounds on the query's terms).
 
 FTS5 scores every row that holds any of the query's terms, so a question holding a common word (従業, 日, 1)
-pays for tens of thousands of rows. A term's BM25 share is below idf × (k1 + 1) in any row, so once k rows
-are known to score θ or more, rows that hold only terms whose bounds sum below θ cannot enter the top k:
-FTS5 is asked for the rows holding the other ("essential") terms, best partial score first, and only those
-whose partial score plus the left-out bounds can still reach θ are scored in full. The full score is FTS5's
-bm25 computed here in its own order of operations (same document frequencies, lengths and sums), so the
-results are the same list, scores bit for bit, as the unpruned query (ties by rowid in both).
+pays bm25 for tens of thousands of rows. A term's share of a row's bm25 is below idf × (k1 + 1), so with a
+lower bound θ on the k-th score, rows holding only terms whose bounds sum below θ cannot enter the top k.
+θ comes from the full scores of the best rows by the query's rarest terms alone, computed here in FTS5's own
+order of operations (same IDF, row length from FTS5's docsize table, term frequencies from the row's stored
+keyword text read by the same tokenizer: a scratch in-memory FTS5 table). FTS5 then ranks by its own bm25
+over all the terms only the rows holding one of the other ("essential") terms, so the results are the list
+the unpruned query gives, scores bit for bit (ties by rowid in both). Where pruning would not pay (few rows,
+no few rare terms, little left out) `search` returns None and the store runs the plain query.
 
-A term's frequency in a candidate is read by the same tokenizer (a scratch in-memory FTS5 table holding the
-candidates' stored keyword text); its row length and the table's totals come from FTS5's own shadow tables.
-Document frequencies are kept per index generation (`Frequencies`), shared with `document_frequencies`.
+Document frequencies and phrase row counts are kept per index generation, shared with `document_frequencies`.
 """
 from __future__ import annotations
 
@@ -26,9 +26,7 @@ _MIN_ROWS = 20000  # (the plain query takes ~1.3 µs a row: below ~25 ms pruning
 _BUDGET = 20  # the rarest terms that give the first bound hold at most this many times `limit` rows
 _FIRST_SHARE = 0.2  # ... and at most this share of all the query's rows
 _THETA_ROWS = 2  # rows (times `limit`) scored in full for that bound
-_SHARE = 0.5  # the left-out terms' bounds sum to at most this share of that bound
-_WORTH = 0.5  # prune only when the essential terms and the first bound's hold at most this share of the rows
-_MAX_ROWS = 20  # rows (times `limit`) scored in full before giving up for the plain query
+_WORTH = 0.5  # prune only when the essential terms hold at most this share of the query's rows
 
 
 def idf(n_rows: int, n_hit: int) -> float:
@@ -89,6 +87,7 @@ class KeywordPruner:
         self.df: dict[str, int] = {}  # raw term → chunk_vocab doc count (document_frequencies)
         self._totals: tuple[int, int] = (0, 0)
         self._chunks: int | None = None
+        self.last_essential: tuple[int, int] | None = None  # (essential terms, terms) of the last pruned search
 
     def close(self) -> None:
         self._probe.close()
@@ -216,7 +215,7 @@ class KeywordPruner:
 
 
 class _Scoring:
-    """One query's full scores, gathered over the rounds of `KeywordPruner.search`."""
+    """One query's terms, IDFs and the full scores computed so far."""
 
     def __init__(self, pruner: KeywordPruner, db: sqlite3.Connection, terms: list[str], idfs: list[float],
                  avgdl: float) -> None:
@@ -228,9 +227,6 @@ class _Scoring:
         if len(self.scores) < limit:
             return None
         return sorted(self.scores.values(), reverse=True)[limit - 1]
-
-    def top(self, limit: int) -> list[tuple[int, float]]:
-        return sorted(self.scores.items(), key=lambda p: (-p[1], p[0]))[:limit]
 
     def within(self, essential: list[int], limit: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
         """FTS5's own top `limit` by bm25 over all the terms, among the rows holding an essential term."""
