@@ -95,3 +95,22 @@ def test_an_index_made_before_synonyms_keeps_its_keywords(tmp_path, fake_embedde
     hits = Searcher(store, fake_embedder).search("休日出勤", mode="keyword").hits  # found through phrases
     assert hits and "休日労働" in hits[0].chunk.text
     store.close()
+
+
+def test_on_demand_lookups_give_the_bundled_answers(tmp_path, monkeypatch):
+    from kotae.search.synonyms import on_demand
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    on_demand.cache_clear()
+    try:
+        lazy, full = on_demand(), bundled()
+        assert lazy is not full and list((tmp_path / "cache" / "kotae").glob("synonyms-*.sqlite3"))
+        for q in ("時間外労働の割増率は", "給料はいつ支払われますか", "How do I file an expense claim?",
+                  "休日出勤手当はありますか", "育休は取れる", "salary and wage"):
+            toks = analyze(q)
+            assert matches(toks, lazy, query=True) == matches(toks, full, query=True)
+            assert matches(toks, lazy, query=False) == matches(toks, full, query=False)
+            assert group_terms(toks, lazy, query=True) == group_terms(toks, full, query=True)
+            assert expansion_phrases(toks, lazy) == expansion_phrases(toks, full)
+    finally:
+        on_demand.cache_clear()

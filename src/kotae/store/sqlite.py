@@ -15,10 +15,12 @@ from kotae.errors import IndexMismatch
 from kotae.store import conversations, sqlite_vectors
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
 from kotae.store.conversations import History
+from kotae.store.sqlite_keyword import KeywordPruner
 from kotae.store.vectorfile import VectorSet
 from kotae.types import Chunk, DocumentInfo, PageWords
 
-_SCHEMA = """
+_TOKENIZE = '"unicode61 remove_diacritics 0"'
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents(
   id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, file TEXT NOT NULL, kind TEXT NOT NULL,
@@ -39,7 +41,7 @@ CREATE TABLE IF NOT EXISTS page_words(
   doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE, page INTEGER NOT NULL,
   words_json TEXT NOT NULL, PRIMARY KEY(doc_id, page));
 CREATE TABLE IF NOT EXISTS embeddings(text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(tokens, tokenize="unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(tokens, tokenize={_TOKENIZE});
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab(chunk_fts, 'row');
 """
 DB_NAME = "index.sqlite3"
@@ -62,6 +64,9 @@ class SQLiteStore(Store):
         self._db.executescript(_SCHEMA)  # idempotent; executescript commits by itself
         self._add_ocr_column()
         self._history: History | None = None
+        # exact top-k pruning of the keyword search (sqlite_keyword); off: FTS5 scores every matching row
+        self.keyword_pruning = True
+        self._pruner = KeywordPruner(_TOKENIZE) if self._fts_tokenizer_is(_TOKENIZE) else None
         with self._tx():
             found = self.meta("schema_version")
             if found is None:
@@ -72,6 +77,10 @@ class SQLiteStore(Store):
                     f"{self.path} has schema {found}, this kotae uses {SCHEMA_VERSION}; "
                     f"delete {directory} and run kotae index again"
                 )
+
+    def _fts_tokenizer_is(self, tokenize: str) -> bool:
+        rows = self._db.execute("SELECT sql FROM sqlite_master WHERE name='chunk_fts'").fetchall()
+        return bool(rows) and f"tokenize={tokenize}" in rows[0][0]
 
     def _add_ocr_column(self) -> None:
         """Indexes made before OCR have no chunks.ocr column: add it (their chunks were not OCR'd)."""
@@ -220,27 +229,39 @@ class SQLiteStore(Store):
             return sqlite_vectors.exact_vectors(self._db, rowids)
 
     def keyword_search(self, tokens, limit, doc_ids) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
+        """FTS5 bm25 over the terms (ties by rowid); pruned to the rows that can reach the top `limit` (the
+        same list, see sqlite_keyword) unless `keyword_pruning` is off."""
         terms = list(dict.fromkeys(t for t in tokens if t))
-        if not terms:
+        if not terms or (doc_ids is not None and not doc_ids):
             return []
+        if self.keyword_pruning and self._pruner is not None:
+            with self._lock:
+                self._pruner.refresh(self._db, self.generation())
+                found = self._pruner.search(self._db, terms, limit, doc_ids)
+            if found is not None:
+                return found
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         if doc_ids is None:
             sql, args = ("SELECT rowid, -bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
-                         "ORDER BY bm25(chunk_fts) LIMIT ?"), [match, limit]
+                         "ORDER BY bm25(chunk_fts), rowid LIMIT ?"), [match, limit]
         else:
             sql = ("SELECT f.rowid, -bm25(chunk_fts) FROM chunk_fts f JOIN chunks c ON c.rowid = f.rowid "
                    "WHERE chunk_fts MATCH ? AND c.doc_id IN (SELECT value FROM json_each(?)) "
-                   "ORDER BY bm25(chunk_fts) LIMIT ?")
+                   "ORDER BY bm25(chunk_fts), f.rowid LIMIT ?")
             args = [match, json.dumps(sorted(doc_ids)), limit]
         return [(int(r), float(s)) for r, s in self._q(sql, args)]
 
     def document_frequencies(self, tokens: Sequence[str]) -> tuple[dict[str, int], int]:
-        df = {t: 0 for t in tokens}
-        for t in df:
-            rows = self._q("SELECT doc FROM chunk_vocab WHERE term = ?", (t,))
-            df[t] = int(rows[0][0]) if rows else 0
-        n = self._q("SELECT count(*) FROM chunks")[0][0]
-        return df, int(n)
+        if self._pruner is None:
+            df = {t: 0 for t in tokens}
+            for t in df:
+                rows = self._q("SELECT doc FROM chunk_vocab WHERE term = ?", (t,))
+                df[t] = int(rows[0][0]) if rows else 0
+            return df, int(self._q("SELECT count(*) FROM chunks")[0][0])
+        with self._lock:  # kept per index generation, with the keyword search's
+            self._pruner.refresh(self._db, self.generation())
+            df = {t: self._pruner.doc_frequency(self._db, t) for t in dict.fromkeys(tokens)}
+            return df, self._pruner.chunk_count(self._db)
 
     def chunks(self, rowids: Sequence[int]) -> dict[int, Chunk]:
         out: dict[int, Chunk] = {}
@@ -307,6 +328,8 @@ class SQLiteStore(Store):
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._pruner is not None:
+                self._pruner.close()
 
     def drop(self) -> None:
         """Close the index and delete its folder with everything in it (its uploads too)."""
