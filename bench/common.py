@@ -53,3 +53,20 @@ def golden_splits(path: str) -> dict[str, str]:
                 if "split" in d:
                     out[str(d.get("id") or n)] = d["split"]
     return out
+
+
+def alternate_splits(path: str) -> dict[str, str]:
+    """id → split of every item of a golden file: its own `split` field where it has one, else the golden-users
+    rule (samples/check_golden_users.py): fit / held-out alternately within each category, in file order (the
+    first of a category is fit). Deterministic; golden-ja/en carry no field and are split by the rule."""
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip() and not line.lstrip().startswith("//"):
+                d = json.loads(line)
+                cat = str(d.get("category"))
+                rule = ("fit", "held-out")[seen.get(cat, 0) % 2]
+                seen[cat] = seen.get(cat, 0) + 1
+                out[str(d.get("id") or n)] = d.get("split", rule)
+    return out
