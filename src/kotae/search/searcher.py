@@ -32,6 +32,7 @@ from kotae.types import Chunk, Hit
 
 __all__ = ["MODES", "NO_RERANKER", "SearchResult", "SearchSettings", "Searcher"]
 
+STAT_SAMPLE = 4096  # chunks per language behind the other-language slots' statistics
 NO_RERANKER = ("rerank skipped: no reranker loaded (pass --reranker SPEC or set KOTAE_RERANKER); "
                "results are in hybrid order")
 
@@ -206,11 +207,25 @@ class Searcher:
             langs = self.store.chunk_languages()
             stats = None
             if {"ja", "en"} <= set(langs.values()):
-                m = self.store.dense_matrix()
-                stats = LangStats.from_vectors(m.vectors, [langs.get(int(r), "") for r in m.rowids])
+                rowids, vectors = self._stat_vectors(langs)
+                stats = LangStats.from_vectors(vectors, [langs.get(int(r), "") for r in rowids])
                 stats = stats if stats.bilingual() else None
             self._chunk_langs = (gen, langs, stats)
         return self._chunk_langs[1], self._chunk_langs[2]
+
+    def _stat_vectors(self, langs: dict[int, str]) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, vectors) of at most STAT_SAMPLE evenly spaced chunks per language (a mean and a covariance of
+        384 dimensions need no more): read by rowid where the store has a vector file, else from the matrix."""
+        picked: list[int] = []
+        for la in ("ja", "en"):
+            rows = sorted(r for r, x in langs.items() if x == la)
+            step = max(1, len(rows) // STAT_SAMPLE)
+            picked += rows[::step][:STAT_SAMPLE]
+        if self.store.vector_file() is not None:
+            return self.store.exact_vectors(np.array(sorted(picked), np.int64))
+        m = self.store.dense_matrix()
+        keep = np.isin(m.rowids, np.array(picked, np.int64))
+        return m.rowids[keep], m.vectors[keep]
 
     def information(self, rowids: list[int]) -> dict[int, float]:
         """`lowinfo.information` of these chunks (kept until the store changes)."""
