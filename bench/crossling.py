@@ -2,16 +2,19 @@
 
     python bench/crossling.py                    # writes bench/results/crossling.{json,md}
     python bench/crossling.py --diagnose         # also prints every missed fit question's ranks per arm
+    python bench/crossling.py --real             # also bench/golden/users-real.jsonl over its real files
 
 Sets: samples/golden-ja/en.jsonl and samples/golden-users-ja/en.jsonl over one index of samples/docs (kept in
 .kotae-bench/crossling between runs; delete it after changing the indexer). Split: golden-users' own field;
 golden-ja/en by the same rule (`common.alternate_splits`: fit / held-out alternately within each category, in
 file order). Variants are SearchSettings changes, chosen on the fit halves only; held-out is reported. Retrieval
-only (top 10, hit rule 'either'), answerable questions.
+only (top 10, hit rule 'either'), answerable questions. --real: a second index of the files users-real names
+(under <--shared>/samples, kept in .kotae-bench/crossling-real), split by its field.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -28,12 +31,14 @@ from kotae.config import SearchSettings, Settings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.metrics import Retrieved, retrieval_metrics
+from kotae.pipeline import index_paths
 from kotae.search.analyze import analyze
 from kotae.search.synonyms import bundled, matches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETS = {"golden-ja": "samples/golden-ja.jsonl", "golden-en": "samples/golden-en.jsonl",
         "users-ja": "samples/golden-users-ja.jsonl", "users-en": "samples/golden-users-en.jsonl"}
+REAL = {"users-real": "bench/golden/users-real.jsonl"}
 FOCUS = ("cross-lingual", "paraphrase")
 METRICS = ("hit@1", "hit@3", "hit@5", "ndcg@10")
 
@@ -42,9 +47,8 @@ def variants(base: SearchSettings) -> dict[str, SearchSettings]:
     """name → settings: before (slots off), the defaults, each arm alone, and the slot grid."""
     out = {"before": replace(base, other_language_slots=0), "now": base,
            "dense": replace(base, mode="dense"), "keyword": replace(base, mode="keyword")}
-    for slots in (1, 2):
-        for rank in (2, 3):
-            out[f"slots{slots}@{rank}"] = replace(base, other_language_slots=slots, other_language_rank=rank)
+    for slots, rank in ((1, 2), (1, 3), (2, 2), (2, 3), (1, 4), (1, 5), (2, 4)):
+        out[f"slots{slots}@{rank}"] = replace(base, other_language_slots=slots, other_language_rank=rank)
     return out
 
 
@@ -112,11 +116,25 @@ def diagnose(sets: dict[str, list], results: dict[str, dict]) -> list[str]:
     return lines
 
 
+def _real_index(path: str, shared: str, embedder) -> Kotae:  # type: ignore[no-untyped-def]
+    """The index of the real files users-real names, under their paths relative to <shared>/samples."""
+    fresh = not os.path.isdir(path)
+    k = Kotae.open(path, settings=Settings(), embedder=embedder)
+    if fresh:
+        with open(os.path.join(ROOT, REAL["users-real"]), encoding="utf-8") as f:
+            files = sorted({d["file"] for d in map(json.loads, filter(str.strip, f)) if d.get("file")})
+        full = {os.path.join(shared, "samples", p): p for p in files}
+        index_paths(list(full), k.store, embedder, Settings().index, names=full)
+    return k
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--index", default=os.path.join(ROOT, ".kotae-bench", "crossling"))
     ap.add_argument("--diagnose", action="store_true")
     ap.add_argument("--out", default="crossling")
+    ap.add_argument("--real", action="store_true")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
     fresh = not os.path.isdir(args.index)
@@ -128,6 +146,12 @@ def main() -> int:
     sets = {n: items_of(p) for n, p in SETS.items()}
     t0 = time.perf_counter()
     results = run(k, sets, variants(SearchSettings()))
+    if args.real:
+        real = {n: items_of(p) for n, p in REAL.items()}
+        with _real_index(args.index + "-real", args.shared, embedder) as kr:
+            for name, rows in run(kr, real, variants(SearchSettings())).items():
+                results[name].update(rows)
+        sets.update(real)
     search_s = time.perf_counter() - t0
     lines = table(sets, results)
     diag = diagnose(sets, results)

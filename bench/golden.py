@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import machine, write
+from common import alternate_splits, machine, write
 
 from kotae import Kotae
 from kotae.config import ChunkSettings, IndexSettings, SearchSettings, Settings
@@ -43,10 +43,12 @@ def main() -> int:
         t0 = time.perf_counter()
         searcher.index([os.path.join(ROOT, "samples", "docs")])
         index_s = time.perf_counter() - t0
-        summaries = {}
+        summaries, per_question = {}, {}
         for mode in MODES:
             for name, its in items.items():
-                summaries[f"{name}/{mode}"] = run_golden(its, searcher, mode=mode).summary()
+                run = run_golden(its, searcher, mode=mode)
+                summaries[f"{name}/{mode}"] = run.summary()
+                per_question[f"{name}/{mode}"] = run.per_question
         samples = {k: gate_samples(v, searcher) for k, v in items.items()}
         gate = {"default": {k: evaluate(s, GateSettings()).__dict__ for k, s in samples.items()}}
         for fit, test in (("ja", "en"), ("en", "ja")):
@@ -77,6 +79,13 @@ def main() -> int:
         for cat, m in summaries[f"{name}/hybrid"]["categories"].items():
             lines.append(f"| {name} | {cat} | {m['n']} | {_f(m.get('hit@1'))} | {_f(m.get('hit@3'))} | "
                          f"{_f(m.get('mrr@10'))} | {_f(m.get('correct'))} |")
+    splits = {name: alternate_splits(os.path.join(ROOT, p)) for name, p in SETS.items()}
+    lines += ["", ("Per category and split (split rule of the golden-users sets, `common.alternate_splits`: fit / "
+              "held-out alternately within each category in file order; tune on fit, report held-out):"), "",
+              "| set | category | split | n | " + " | ".join(f"{m} hit@1" for m in MODES) + " | hybrid hit@3 | "
+              "hybrid mrr@10 |", "|---" * (6 + len(MODES)) + "|"]
+    for name in items:
+        lines += _split_rows(name, per_question, splits[name])
     lines += ["", "Abstention gate (positive = refusing an unanswerable question):", "",
               "| thresholds | scored on | abstained / unanswerable | false refusals / answerable | precision | recall |",
               "|---|---|---|---|---|---|"]
@@ -100,7 +109,7 @@ def main() -> int:
               f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/golden.py"
               f"{'' if model == DEFAULT_ENGINES[0] else ' ' + model}`.\n\n")
     write("golden" if model == DEFAULT_ENGINES[0] else f"golden_{model}",
-          {"machine": m, "index_version": version, "summaries": summaries, "gate": gate,
+          {"machine": m, "index_version": version, "summaries": summaries, "splits": splits, "gate": gate,
                      "ablations": ablations},
           header + "\n".join(lines))
     return 0
@@ -113,6 +122,22 @@ def _retrieval(items: dict, searcher: Kotae) -> dict:
     answerable = [it for its in items.values() for it in its if it.answerable]
     o = run_golden(answerable, searcher, mode="hybrid", answers=False).summary()["overall"]
     return {"n": o["n"], **{c: o[c] for c in ABL_COLS}}
+
+
+def _split_rows(name: str, per_question: dict, split: dict[str, str]) -> list[str]:
+    """Rows of hit@1 per mode (and hybrid hit@3, mrr@10) per category and split, answerable questions."""
+    groups: dict[tuple[str, str], dict[str, list[dict]]] = {}
+    for mode in MODES:
+        for row in per_question[f"{name}/{mode}"]:
+            if row["answerable"]:
+                for cat in (row["category"], "(all)"):
+                    groups.setdefault((cat, split[row["id"]]), {}).setdefault(mode, []).append(row)
+    out = []
+    for (cat, sp), by in sorted(groups.items()):
+        mean = {m: {k: sum(r[k] for r in rs) / len(rs) for k in ("hit@1", "hit@3", "mrr@10")} for m, rs in by.items()}
+        out.append(f"| {name} | {cat} | {sp} | {len(by['hybrid'])} | " + " | ".join(_f(mean[m]["hit@1"]) for m in MODES)
+                   + f" | {_f(mean['hybrid']['hit@3'])} | {_f(mean['hybrid']['mrr@10'])} |")
+    return out
 
 
 def _f(v: object) -> str:

@@ -91,7 +91,8 @@ def test_an_english_question_finds_the_japanese_chunk_on_its_topic_at_rank_two(t
         k.index([str(docs)])
         langs, stats = k.searcher.language_stats()
         assert sorted(set(langs.values())) == ["en", "ja"] and stats is not None
-        on = k.search("When is the cafeteria open?", top_k=5)
+        on = k.using(settings=Settings(search=SearchSettings(other_language_rank=2))).search(
+            "When is the cafeteria open?", top_k=5)
         off = k.using(settings=Settings(search=SearchSettings(other_language_slots=0))).search(
             "When is the cafeteria open?", top_k=5)
         assert on.hits[0].chunk.id == off.hits[0].chunk.id  # rank 1 never moves
