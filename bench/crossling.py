@@ -3,6 +3,7 @@
     python bench/crossling.py                    # writes bench/results/crossling.{json,md}
     python bench/crossling.py --diagnose         # also prints every missed fit question's ranks per arm
     python bench/crossling.py --real             # also bench/golden/users-real.jsonl over its real files
+    python bench/crossling.py --answers          # also extractive answer correctness per slot setting
 
 Sets: samples/golden-ja/en.jsonl and samples/golden-users-ja/en.jsonl over one index of samples/docs (kept in
 .kotae-bench/crossling between runs; delete it after changing the indexer). Split: golden-users' own field;
@@ -29,7 +30,7 @@ from kotae import Kotae
 from kotae.chunking.lang import detect_lang
 from kotae.config import SearchSettings, Settings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
-from kotae.eval import load_golden
+from kotae.eval import load_golden, run_golden
 from kotae.eval.metrics import Retrieved, retrieval_metrics
 from kotae.pipeline import index_paths
 from kotae.search.analyze import analyze
@@ -116,6 +117,28 @@ def diagnose(sets: dict[str, list], results: dict[str, dict]) -> list[str]:
     return lines
 
 
+ANSWER_VARIANTS = ("before", "slots2@2", "slots1@3", "slots1@4", "slots2@4", "slots1@5")
+
+
+def answers(k: Kotae, settings: dict[str, SearchSettings]) -> list[str]:
+    """Share of answerable questions whose extractive answer (gate + top 5, hybrid) holds the expected phrase,
+    per set and split, for ANSWER_VARIANTS."""
+    lines = ["| setting | " + " | ".join(f"{n} {sp}" for n in SETS for sp in ("fit", "held-out")) + " |",
+             "|---" * (1 + 2 * len(SETS)) + "|"]
+    for name in ANSWER_VARIANTS:
+        door = k.using(settings=Settings(search=settings[name]))
+        cells = []
+        for p in SETS.values():
+            split = alternate_splits(os.path.join(ROOT, p))
+            rows = [r for r in run_golden(load_golden(os.path.join(ROOT, p)), door, mode="hybrid").per_question
+                    if r["answerable"]]
+            for sp in ("fit", "held-out"):
+                rs = [r for r in rows if split[r["id"]] == sp]
+                cells.append(f"{sum(r['correct'] for r in rs) / len(rs):.3f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _real_index(path: str, shared: str, embedder) -> Kotae:  # type: ignore[no-untyped-def]
     """The index of the real files users-real names, under their paths relative to <shared>/samples."""
     fresh = not os.path.isdir(path)
@@ -134,6 +157,8 @@ def main() -> int:
     ap.add_argument("--diagnose", action="store_true")
     ap.add_argument("--out", default="crossling")
     ap.add_argument("--real", action="store_true")
+    ap.add_argument("--answers", action="store_true", help="extractive answers (top 5) per slot setting: the "
+                    "constraint the default was chosen under")
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
@@ -154,6 +179,9 @@ def main() -> int:
         sets.update(real)
     search_s = time.perf_counter() - t0
     lines = table(sets, results)
+    if args.answers:
+        lines += ["Extractive answers correct (hybrid, answers from the top 5):", "",
+                  *answers(k, variants(SearchSettings())), ""]
     diag = diagnose(sets, results)
     if args.diagnose:
         print("\n".join(diag))
