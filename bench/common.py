@@ -60,3 +60,20 @@ def hash_split(item_id: str) -> str:
     """A golden item's split from its id alone: "fit" when the first byte of sha1(id) is even, else
     "held-out". Deterministic, independent of file order, and stable when items are added."""
     return "fit" if hashlib.sha1(item_id.encode("utf-8")).digest()[0] % 2 == 0 else "held-out"
+
+
+def alternate_splits(path: str) -> dict[str, str]:
+    """id → split of every item of a golden file: its own `split` field where it has one, else the golden-users
+    rule (samples/check_golden_users.py): fit / held-out alternately within each category, in file order (the
+    first of a category is fit). Deterministic; golden-ja/en carry no field and are split by the rule."""
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.strip() and not line.lstrip().startswith("//"):
+                d = json.loads(line)
+                cat = str(d.get("category"))
+                rule = ("fit", "held-out")[seen.get(cat, 0) % 2]
+                seen[cat] = seen.get(cat, 0) + 1
+                out[str(d.get("id") or n)] = d.get("split", rule)
+    return out

@@ -22,6 +22,7 @@ from kotae.search.gate import (
     decide,
     explain,
 )
+from kotae.search.langslots import LangStats, place_other
 from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
@@ -31,6 +32,7 @@ from kotae.types import Chunk, Hit
 
 __all__ = ["MODES", "NO_RERANKER", "SearchResult", "SearchSettings", "Searcher"]
 
+STAT_SAMPLE = 4096  # chunks per language behind the other-language slots' statistics
 NO_RERANKER = ("rerank skipped: no reranker loaded (pass --reranker SPEC or set KOTAE_RERANKER); "
                "results are in hybrid order")
 
@@ -60,6 +62,7 @@ class Searcher:
         self._info_generation = -1
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
+        self._chunk_langs: tuple[int, dict[int, str], LangStats | None] = (-1, {}, None)
 
     def dense_index(self) -> DenseIndex | QuantizedIndex:
         """The store's memory-mapped vector file (else its matrix in memory), opened lazily at the first
@@ -143,6 +146,9 @@ class Searcher:
             t["rerank"] = _ms(t1)
         elif mode == "hybrid+rerank":
             notices = (NO_RERANKER,)
+        if s.other_language_slots > 0 and mode in ("hybrid", "hybrid+rerank"):
+            ranked = self._other_language(query, qvec, ranked, dense)
+            chunks.update(self.store.chunks([r for r, _ in ranked[:top_k] if r not in chunks]))
         if s.section_neighbours > 0:
             ranked = self._with_neighbours(ranked, chunks, s.section_neighbours)
             chunks.update(self.store.chunks([r for r, _ in ranked[:top_k] if r not in chunks]))
@@ -182,6 +188,44 @@ class Searcher:
         if extra:
             keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
         return keyword
+
+    def _other_language(self, query: str, qvec: np.ndarray, ranked: list[tuple[int, float]],
+                        dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """`langslots.place_other` with this store's chunk languages and their vector statistics."""
+        langs, stats = self.language_stats()
+        if stats is None:
+            return ranked
+        s = self.settings
+        return place_other(ranked, dense, langs, detect_lang(query), qvec, stats, s.other_language_slots,
+                           s.other_language_rank)
+
+    def language_stats(self) -> tuple[dict[int, str], LangStats | None]:
+        """rowid → chunk language and the per-language vector statistics (None: the corpus is not Japanese and
+        English, or the store does not tell); computed once per store generation."""
+        gen = self.store.generation()
+        if self._chunk_langs[0] != gen:
+            langs = self.store.chunk_languages()
+            stats = None
+            if {"ja", "en"} <= set(langs.values()):
+                rowids, vectors = self._stat_vectors(langs)
+                stats = LangStats.from_vectors(vectors, [langs.get(int(r), "") for r in rowids])
+                stats = stats if stats.bilingual() else None
+            self._chunk_langs = (gen, langs, stats)
+        return self._chunk_langs[1], self._chunk_langs[2]
+
+    def _stat_vectors(self, langs: dict[int, str]) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, vectors) of at most STAT_SAMPLE evenly spaced chunks per language (a mean and a covariance of
+        384 dimensions need no more): read by rowid where the store has a vector file, else from the matrix."""
+        picked: list[int] = []
+        for la in ("ja", "en"):
+            rows = sorted(r for r, x in langs.items() if x == la)
+            step = max(1, len(rows) // STAT_SAMPLE)
+            picked += rows[::step][:STAT_SAMPLE]
+        if self.store.vector_file() is not None:
+            return self.store.exact_vectors(np.array(sorted(picked), np.int64))
+        m = self.store.dense_matrix()
+        keep = np.isin(m.rowids, np.array(picked, np.int64))
+        return m.rowids[keep], m.vectors[keep]
 
     def information(self, rowids: list[int]) -> dict[int, float]:
         """`lowinfo.information` of these chunks (kept until the store changes)."""

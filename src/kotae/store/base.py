@@ -198,6 +198,11 @@ class Store(ABC):
     @abstractmethod
     def chunks(self, rowids: Sequence[int]) -> dict[int, Chunk]: ...
 
+    def chunk_languages(self) -> dict[int, str]:
+        """rowid → language of every chunk (ja, en, mixed, other); {} where the store does not tell (then the
+        searcher's other-language slots stay off)."""
+        return {}
+
     @abstractmethod
     def page_text(self, doc_id: str, page: int) -> str | None: ...
 

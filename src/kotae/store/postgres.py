@@ -405,6 +405,9 @@ class PostgresStore(Store):
                               start=r[7], end=r[8], lang=r[9], ordinal=r[10], rows=rows, tokens=r[13], ocr=r[14])
         return out
 
+    def chunk_languages(self) -> dict[int, str]:
+        return {int(r): str(la) for r, la in self._rows("SELECT rowid, lang FROM chunks")}
+
     def rowids_of(self, chunk_ids: Sequence[str]) -> dict[str, int]:
         return {cid: int(r) for r, cid in self._rows("SELECT rowid, id FROM chunks WHERE id = ANY(%s)",
                                                      (list(chunk_ids),))}

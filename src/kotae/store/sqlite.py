@@ -221,6 +221,9 @@ class SQLiteStore(Store):
         flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
         return DenseMatrix(rowids, flat.reshape(len(rows), -1), np.array([r[1] for r in rows], dtype=object))
 
+    def chunk_languages(self) -> dict[int, str]:
+        return {int(r): str(la) for r, la in self._q("SELECT rowid, lang FROM chunks")}
+
     def vector_file(self) -> VectorSet | None:
         return sqlite_vectors.current(self.path, self.generation(), self.meta("model") or "")
 
