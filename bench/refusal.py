@@ -96,9 +96,10 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
-        default = [not decide(0.0, m, c, GateSettings()).found for _, m, c, _, _ in signals]
+        default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim in signals]
         fitted = k.searcher.gate_settings()
-        auto = [not decide(0.0, m, c, fitted, absent=a, lang_share=ls).found for _, m, c, a, ls in signals]
+        auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found
+                for lang, m, c, a, ls, sim in signals]
         row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
         out["groups"][name] = row
     return out
