@@ -66,8 +66,8 @@ class CalibrationState:
         if self.source == "user":
             return "gate calibrated on your labelled questions" + (f" ({self.fitted_at})" if self.fitted_at else "")
         return (f"gate self-calibrated at {self.chunks} chunks: refuses {self.refused_negatives:.0%} of "
-                f"{self.negatives} off-topic test questions, {self.refused_positives:.0%} of {self.positives} "
-                f"questions made from the documents")
+                f"{self.negatives} off-topic test questions (and {self.refused_positives:.0%} of {self.positives} "
+                f"sentence fragments of the documents with words swapped, harder than real questions)")
 
 
 def negatives() -> list[str]:
