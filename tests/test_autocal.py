@@ -55,8 +55,9 @@ def test_fit_takes_its_thresholds_from_the_negatives_evidence():
     negative = [(0.03 + i / 2000, 0.1 + i / 1000) for i in range(40)]
     settings, state = autocal.fit(positive, negative, chunks=50)
     assert state.source == "auto" and state.chunks == 50 and (state.positives, state.negatives) == (40, 40)
-    assert 0.9 <= state.refused_negatives < 1.0 and state.refused_positives == 0.0
-    assert sorted(m for m, _ in negative)[-3] < settings.min_margin <= max(m for m, _ in negative)
+    assert state.refused_negatives == pytest.approx(autocal.Q_RESCUE, abs=0.03) and state.refused_positives == 0.0
+    margins = sorted(m for m, _ in negative)
+    assert margins[int(autocal.Q_RESCUE * 40) - 2] < settings.min_margin <= margins[-1]
     assert settings.min_similarity_ja == settings.min_similarity_en == 1.01  # no similarities given: never
 
 
@@ -66,9 +67,11 @@ def test_the_similarity_threshold_is_per_question_language():
                [("en", 0.03, 0.0, 0.0, 1.0, 0.75 + i / 1000) for i in range(40)]
     positive = [("ja", 0.03, 0.0, 0.0, 1.0, 0.87), ("en", 0.03, 0.0, 0.0, 1.0, 0.80)]
     settings, state = autocal.fit(positive, negative, chunks=50)
-    assert 0.83 < settings.min_similarity_ja < 0.84 and 0.78 < settings.min_similarity_en < 0.79
-    assert state.refused_positives == 0.0 and 0.85 <= state.refused_negatives <= 0.95
-    assert not decide(0.82, 0.03, 0.0, settings, lang="ja").found and decide(0.82, 0.03, 0.0, settings, lang="en").found
+    q = autocal.Q_SIMILARITY
+    assert settings.min_similarity_ja == pytest.approx(0.80 + q * 0.039, abs=0.002)
+    assert settings.min_similarity_en == pytest.approx(0.75 + q * 0.039, abs=0.002)
+    assert state.refused_positives == 0.0 and state.refused_negatives == pytest.approx(q, abs=0.05)
+    assert not decide(0.80, 0.03, 0.0, settings, lang="ja").found and decide(0.80, 0.03, 0.0, settings, lang="en").found
     assert decide(0.87, 0.0, 0.0, settings, lang="ja").reason.startswith("top similarity 0.870 ≥ ")
 
 
