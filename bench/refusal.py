@@ -31,7 +31,8 @@ from common import machine, write
 from kotae import Kotae, Record
 from kotae.config import Settings
 from kotae.eval import load_golden
-from kotae.search.gate import GateSettings, decide
+from kotae.search import autocal
+from kotae.search.gate import GateSettings, calibrate, decide
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, ".kotae-bench", "refusal")
@@ -93,13 +94,22 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
     fit_s = time.perf_counter() - t0
     out: dict = {"chunks": state.chunks if state else None, "calibration": state.to_dict() if state else None,
                  "calibration_seconds": round(fit_s, 1), "groups": {}}
+    # the previous design, side by side: thresholds that refuse the most negatives within 5 % of the pseudo-questions
+    texts = [t for _, t in k.store.chunk_texts()]
+    neg = autocal.negatives()
+    pos = k._signals(autocal.pseudo_questions(texts, noise=neg))
+    previous, _ = calibrate([(True, *p[1:]) for p in pos] + [(False, *n[1:]) for n in k._signals(neg)], 0.05)
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
-        default = [not decide(0.0, m, c, GateSettings()).found for _, m, c, _, _ in signals]
+        default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim in signals]
         fitted = k.searcher.gate_settings()
-        auto = [not decide(0.0, m, c, fitted, absent=a, lang_share=ls).found for _, m, c, a, ls in signals]
+        auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found
+                for lang, m, c, a, ls, sim in signals]
+        before = [not decide(sim, m, c, previous, absent=a, lang_share=ls, lang=lang).found
+                  for lang, m, c, a, ls, sim in signals]
         row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
+        row["previous"] = rate(before)
         out["groups"][name] = row
     return out
 
@@ -178,16 +188,18 @@ def main() -> int:
     for corpus, r in results.items():
         c = r["calibration"] or {}
         lines += [(f"### {corpus}: {r['chunks']} chunks; self-calibration {r['calibration_seconds']} s "
-                   f"(margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')})"), "",
-                  "| questions | n | kind | refused, default gate | refused, self-calibrated |", "|---|---|---|---|---|"]
+                   f"(answers at margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')} or top similarity ≥ "
+                   f"{c.get('min_similarity_ja')} ja / {c.get('min_similarity_en')} en)"), "",
+                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated |",
+                  "|---|---|---|---|---|---|"]
         for g, row in r["groups"].items():
             kind = "answerable: refusing is wrong" if row["answerable"] else "refusing is right"
-            lines.append(f"| {g} | {row['n']} | {kind} | {row['default']} | {row['auto']} |")
+            lines.append(f"| {g} | {row['n']} | {kind} | {row['default']} | {row.get('previous')} | {row['auto']} |")
         lines.append("")
     m = machine()
     header = (f"Gate refusals on four corpora, default thresholds beside self-calibrated ones (fitted on the bundled "
               f"negatives and pseudo-questions from each index; never on these questions). Model: the default "
-              f"engine. Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/refusal.py`.\n\n")
+              f"engine. Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/refusal.py --limit 200`.\n\n")
     write("refusal", {"machine": m, "results": results}, header + "\n".join(lines))
     return 0
 

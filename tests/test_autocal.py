@@ -50,13 +50,29 @@ def test_refits_when_the_corpus_grew_by_a_quarter_never_over_the_user_s_own():
     assert not autocal.needs_fit(autocal.CalibrationState("user", chunks=100), 1000)
 
 
-def test_fit_refuses_negatives_within_the_false_refusal_budget():
+def test_fit_takes_its_thresholds_from_the_negatives_evidence():
     positive = [(0.10 + i / 1000, 0.6) for i in range(40)]
-    negative = [(0.03 + i / 2000, 0.1) for i in range(40)]
+    negative = [(0.03 + i / 2000, 0.1 + i / 1000) for i in range(40)]
     settings, state = autocal.fit(positive, negative, chunks=50)
     assert state.source == "auto" and state.chunks == 50 and (state.positives, state.negatives) == (40, 40)
-    assert state.refused_negatives == 1.0 and state.refused_positives <= 0.05
-    assert max(m for m, _ in negative) < settings.min_margin <= min(m for m, _ in positive)
+    assert state.refused_negatives == pytest.approx(autocal.Q_RESCUE, abs=0.03) and state.refused_positives == 0.0
+    margins = sorted(m for m, _ in negative)
+    assert margins[int(autocal.Q_RESCUE * 40) - 2] < settings.min_margin <= margins[-1]
+    assert settings.min_similarity_ja == settings.min_similarity_en == 1.01  # no similarities given: never
+
+
+def test_the_similarity_threshold_is_per_question_language():
+    # English questions' e5 similarities sit lower than Japanese ones': each language gets its own null
+    negative = [("ja", 0.03, 0.0, 0.0, 1.0, 0.80 + i / 1000) for i in range(40)] + \
+               [("en", 0.03, 0.0, 0.0, 1.0, 0.75 + i / 1000) for i in range(40)]
+    positive = [("ja", 0.03, 0.0, 0.0, 1.0, 0.87), ("en", 0.03, 0.0, 0.0, 1.0, 0.80)]
+    settings, state = autocal.fit(positive, negative, chunks=50)
+    q = autocal.Q_SIMILARITY
+    assert settings.min_similarity_ja == pytest.approx(0.80 + q * 0.039, abs=0.002)
+    assert settings.min_similarity_en == pytest.approx(0.75 + q * 0.039, abs=0.002)
+    assert state.refused_positives == 0.0 and state.refused_negatives == pytest.approx(q, abs=0.05)
+    assert not decide(0.80, 0.03, 0.0, settings, lang="ja").found and decide(0.80, 0.03, 0.0, settings, lang="en").found
+    assert decide(0.87, 0.0, 0.0, settings, lang="ja").reason.startswith("top similarity 0.870 ≥ ")
 
 
 def test_absent_terms_name_the_words_the_documents_never_contain():

@@ -40,7 +40,7 @@ from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.names import on_disk, shown
 from kotae.search import autocal
-from kotae.search.gate import GateStats, calibrate, evaluate
+from kotae.search.gate import GateStats, calibrate
 from kotae.search.rerank import Reranker, load_reranker
 from kotae.search.searcher import Searcher, SearchResult
 from kotae.store.base import Filter, Store, open_store
@@ -287,13 +287,13 @@ class Kotae(Conversations):
     def calibrate(self, labelled: Iterable[tuple[str, bool]], max_false_refusal: float = 0.05) -> Calibration:
         """Fit the gate on your own (question, answerable) pairs and store the thresholds with the index; from
         then on the index never self-calibrates over them."""
-        samples: list[tuple[float, ...]] = []
         pairs = list(labelled)
-        for (_, answerable), signal in zip(pairs, self._signals([q for q, _ in pairs]), strict=True):
-            samples.append((answerable, *signal[1:]))
+        signals = self._signals([q for q, _ in pairs])
+        samples = [(answerable, *signal[1:]) for (_, answerable), signal in zip(pairs, signals, strict=True)]
         if all(s[0] for s in samples) or not any(s[0] for s in samples):
             raise ConfigError("calibration needs both answerable and unanswerable questions")
-        before = evaluate(samples, self.searcher.gate_settings())
+        before = autocal.stats([s for s, (_, a) in zip(signals, pairs, strict=True) if a],
+                               [s for s, (_, a) in zip(signals, pairs, strict=True) if not a], self.searcher.gate_settings())
         fitted, after = calibrate(samples, max_false_refusal)
         self._store_gate(fitted, autocal.user_state(fitted, after, self._chunk_count()))
         return Calibration(before, after, fitted)
@@ -326,7 +326,7 @@ class Kotae(Conversations):
 
     def _signals(self, questions: Sequence[str]) -> list[autocal.Signal]:
         """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
-        margin, coverage, absent share, the corpus' share of that language."""
+        margin, coverage, absent share, the corpus' share of that language, top dense similarity."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
         out: list[autocal.Signal] = []
@@ -334,7 +334,7 @@ class Kotae(Conversations):
             gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
             lang = detect_lang(q)
             out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,
-                        gate.lang_share))
+                        gate.lang_share, gate.similarity))
         return out
 
     def _chunk_count(self) -> int:

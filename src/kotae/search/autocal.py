@@ -20,9 +20,11 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib.resources import files
 
+import numpy as np
+
 from kotae.chunking import detect_lang, split_sentences
 from kotae.config import GateSettings
-from kotae.search.gate import GateStats, calibrate, evaluate
+from kotae.search.gate import GateStats, calibrate, decide, evaluate
 
 POSITIVES = 200  # pseudo-questions per fit (fewer on a small index: one per sentence sampled)
 MAX_FALSE_REFUSAL = 0.05
@@ -51,6 +53,8 @@ class CalibrationState:
     min_margin: float | None = None
     min_coverage: float | None = None
     max_absent: float | None = None
+    min_similarity_ja: float | None = None
+    min_similarity_en: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -62,8 +66,8 @@ class CalibrationState:
         if self.source == "user":
             return "gate calibrated on your labelled questions" + (f" ({self.fitted_at})" if self.fitted_at else "")
         return (f"gate self-calibrated at {self.chunks} chunks: refuses {self.refused_negatives:.0%} of "
-                f"{self.negatives} off-topic test questions, {self.refused_positives:.0%} of {self.positives} "
-                f"questions made from the documents")
+                f"{self.negatives} off-topic test questions (and {self.refused_positives:.0%} of {self.positives} "
+                f"sentence fragments of the documents with words swapped, harder than real questions)")
 
 
 def negatives() -> list[str]:
@@ -139,21 +143,54 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
     return abs(chunks - current.chunks) > REFIT_GROWTH * max(current.chunks, 1)
 
 
-Signal = tuple[str, float, float, float, float]  # (language, margin, coverage, absent share, language share)
+# (language, margin, coverage, absent share, language share[, top similarity])
+Signal = tuple[str, float, float, float, float] | tuple[str, float, float, float, float, float]
+
+# The bundled negatives are the null: over this index, a threshold at the Q_SIMILARITY quantile of their top
+# dense similarity (per question language) refuses that share of them whatever the corpus; margin and coverage
+# answer on their own above the Q_RESCUE quantile. Pseudo-questions, whose evidence differs from real
+# questions' (measured: the noise that makes them paraphrase-like lowers their similarity below real ones'),
+# only choose the absent-word cut. Both quantiles are the strictest that refuse at most 5 % of the answerable
+# questions of the golden sets' fit half, over samples/docs and over samples/docs + the real files of
+# ../shared/data/samples, and of JaQuAD train questions over their own paragraphs (0.9 / 0.95 refused
+# 17 % of the fit half on the larger corpus); bench/refusal.py reports the held-out half and other corpora.
+Q_SIMILARITY = 0.7
+Q_RESCUE = 0.9
+MIN_NULL = 20  # fewer negatives of a language than this: no similarity threshold for it
 
 
 def fit(positive: Sequence[Sequence[float | str]], negative: Sequence[Sequence[float | str]], chunks: int,
         max_false_refusal: float = MAX_FALSE_REFUSAL) -> tuple[GateSettings, CalibrationState]:
-    """Thresholds from the gate's evidence for pseudo-questions and for the bundled negatives: (margin,
-    coverage) pairs or `Signal`s (their language is not used: one set of thresholds for all questions; a fit
-    per language was tried and refused fewer off-topic questions, bench/README.md)."""
-    samples = [(True, *_numbers(p)) for p in positive] + [(False, *_numbers(n)) for n in negative]
-    settings, stats = calibrate(samples, max_false_refusal)
-    return settings, _state(settings, stats, chunks)
+    """Thresholds from the gate's evidence (`Signal`s, or bare (margin, coverage) pairs) for the pseudo-questions
+    and for the bundled negatives: the null quantiles of the negatives' margin, coverage and top similarity
+    (`Q_RESCUE`, `Q_SIMILARITY`), and the absent-word cut that `gate.calibrate` finds on both within
+    `max_false_refusal` of the pseudo-questions."""
+    pos, neg = [_parse(p) for p in positive], [_parse(n) for n in negative]
+    samples = [(True, *p[1:5]) for p in pos] + [(False, *n[1:5]) for n in neg]
+    absent_cut = calibrate(samples, max_false_refusal)[0].max_absent
+    sims = {lang: [n[5] for n in neg if n[0] == lang and n[5] is not None] for lang in ("ja", "en")}
+    null = lambda xs, q: round(float(np.quantile(xs, q)) + 1e-6, 6) if len(xs) >= MIN_NULL else 1.01
+    settings = GateSettings(null([n[1] for n in neg], Q_RESCUE), null([n[2] for n in neg], Q_RESCUE), absent_cut,
+                            null(sims["ja"], Q_SIMILARITY), null(sims["en"], Q_SIMILARITY))
+    return settings, _state(settings, stats(positive, negative, settings), chunks)
 
 
-def _numbers(signal: Sequence[float | str]) -> tuple[float, ...]:
-    return tuple(float(x) for x in signal if not isinstance(x, str))
+def stats(answerable: Sequence[Sequence[float | str]], unanswerable: Sequence[Sequence[float | str]],
+          settings: GateSettings) -> GateStats:
+    """How `settings` decide on the evidence of answerable and unanswerable questions (any signal form)."""
+    def refused(signals: Sequence[Sequence[float | str]]) -> int:
+        return sum(not decide(x[5] or 0.0, x[1], x[2], settings, absent=x[3], lang_share=x[4], lang=x[0]).found
+                   for x in map(_parse, signals))
+    return GateStats(len(answerable), len(unanswerable), refused(answerable), refused(unanswerable))
+
+
+def _parse(signal: Sequence[float | str]) -> tuple[str, float, float, float, float, float | None]:
+    """(language, margin, coverage, absent, language share, top similarity or None) of any signal form."""
+    lang = str(signal[0]) if isinstance(signal[0], str) else "ja"
+    x = [float(v) for v in signal if not isinstance(v, str)]
+    absent = x[2] if len(x) > 2 else 0.0
+    share = x[3] if len(x) > 3 else 1.0
+    return lang, x[0], x[1], absent, share, x[4] if len(x) > 4 else None
 
 
 def _state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
@@ -161,7 +198,8 @@ def _state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibration
         "auto", chunks, stats.answerable, stats.unanswerable,
         round(stats.recall, 4), round(stats.false_refusal_rate, 4),
         datetime.now(UTC).isoformat(timespec="seconds"), round(settings.min_margin, 6),
-        round(settings.min_coverage, 6), round(settings.max_absent, 6))
+        round(settings.min_coverage, 6), round(settings.max_absent, 6), round(settings.min_similarity_ja, 6),
+        round(settings.min_similarity_en, 6))
 
 
 def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
@@ -172,4 +210,4 @@ def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibra
 
 
 __all__ = ["META", "CalibrationState", "Signal", "evaluate", "fit", "languages", "needs_fit",
-           "negatives", "pseudo_questions", "state", "user_state"]
+           "negatives", "pseudo_questions", "state", "stats", "user_state"]

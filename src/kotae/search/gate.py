@@ -66,11 +66,13 @@ MIN_LANG_SHARE = 0.2  # absent words refuse only when the question's language is
 
 
 def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
-           lang_share: float = 1.0) -> GateDecision:
-    """Answer when the dense margin or the keyword coverage is strong enough, unless most of the question's
-    content words occur in no document at all. That last check is skipped when the corpus barely holds the
-    question's language (an English question over Japanese documents finds its words nowhere, yet may be
-    answered: the dense margin decides alone)."""
+           lang_share: float = 1.0, lang: str = "ja") -> GateDecision:
+    """Answer when the dense margin, the keyword coverage or the top dense similarity (its threshold per
+    question language: e5 similarities of English questions sit lower) is strong enough, unless most of the
+    question's content words occur in no document at all. That last check is skipped when the corpus barely
+    holds the question's language (an English question over Japanese documents finds its words nowhere, yet
+    may be answered: the dense evidence decides alone)."""
+    min_sim = settings.min_similarity_ja if lang in ("ja", "mixed") else settings.min_similarity_en
     if absent >= settings.max_absent and lang_share >= MIN_LANG_SHARE:
         return GateDecision(False, similarity, margin, cov,
                             f"{absent:.0%} of the question's content words in no document ≥ "
@@ -81,9 +83,13 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     if cov >= settings.min_coverage:
         why = f"keyword coverage {cov:.2f} ≥ {settings.min_coverage}"
         return GateDecision(True, similarity, margin, cov, why)
+    if similarity >= min_sim:
+        why = f"top similarity {similarity:.3f} ≥ {min_sim}"
+        return GateDecision(True, similarity, margin, cov, why)
+    sim_part = f", top similarity {similarity:.3f} < {min_sim}" if min_sim <= 1 else ""
     return GateDecision(False, similarity, margin, cov,
                         f"similarity margin {margin:.3f} < {settings.min_margin} and "
-                        f"keyword coverage {cov:.2f} < {settings.min_coverage}")
+                        f"keyword coverage {cov:.2f} < {settings.min_coverage}{sim_part}")
 
 
 @dataclass(frozen=True)

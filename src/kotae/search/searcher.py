@@ -287,7 +287,7 @@ class Searcher:
         absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens))
         lang = detect_lang(query)
         share = self.lang_share(lang)
-        decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share)
+        decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang)
         decision = replace(decision, absent=absent, content=content, lang_share=share)
         if decision.found:
             return decision
