@@ -183,3 +183,14 @@ def test_the_calibration_records_the_corpus_languages(tmp_path):
         assert 0 < k.searcher.lang_share("en") < 1 and k.searcher.lang_share("other") == 1.0
         g = k.search("Who won the 2018 FIFA World Cup?").gate
         assert g.content >= 3 and g.absent > 0.5
+
+
+def test_the_absent_word_cut_is_the_lowest_the_pseudo_questions_allow_and_coverage_has_a_floor():
+    # 100 pseudo-questions: 3 with 70 % of their words absent (swapped words), the rest none absent
+    positive = [("ja", 0.1, 0.5, 0.7 if i < 3 else 0.0, 1.0, 0.9) for i in range(100)]
+    assert autocal.absent_cut([autocal._parse(p) for p in positive], 0.05) == 0.5
+    assert autocal.absent_cut([autocal._parse(p) for p in positive], 0.02) == 0.8
+    assert autocal.absent_cut([], 0.05) == 1.01
+    negative = [("en", 0.02, 0.0, 1.0, 1.0, 0.1) for _ in range(40)]  # a small index: no negative holds a word
+    settings, _ = autocal.fit(positive, negative, chunks=3)
+    assert settings.min_coverage == autocal.MIN_COVERAGE

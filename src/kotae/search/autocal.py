@@ -24,7 +24,7 @@ import numpy as np
 
 from kotae.chunking import detect_lang, split_sentences
 from kotae.config import GateSettings
-from kotae.search.gate import GateStats, calibrate, decide, evaluate
+from kotae.search.gate import ABSENT_CUTS, MIN_LANG_SHARE, GateStats, decide, evaluate
 
 POSITIVES = 200  # pseudo-questions per fit (fewer on a small index: one per sentence sampled)
 MAX_FALSE_REFUSAL = 0.05
@@ -157,20 +157,34 @@ Signal = tuple[str, float, float, float, float] | tuple[str, float, float, float
 Q_SIMILARITY = 0.7
 Q_RESCUE = 0.9
 MIN_NULL = 20  # fewer negatives of a language than this: no similarity threshold for it
+# On a small index most negatives hold none of its words, and the null coverage falls to 0: a passage holding
+# less than this share of the question's words is never evidence on its own (every measured corpus: 0.23–0.40).
+MIN_COVERAGE = 0.2
+
+
+def absent_cut(positive: Sequence[tuple[str, float, float, float, float, float | None]],
+               max_false_refusal: float) -> float:
+    """The lowest absent-word cut (`gate.ABSENT_CUTS`) at which the check alone refuses at most
+    `max_false_refusal` of the pseudo-questions (their words are the documents', but for the swapped ones):
+    above 1 (off) when there are none."""
+    if not positive:
+        return 1.01
+    for cut in sorted(ABSENT_CUTS):
+        if sum(p[3] >= cut and p[4] >= MIN_LANG_SHARE for p in positive) <= max_false_refusal * len(positive):
+            return cut
+    return 1.01
 
 
 def fit(positive: Sequence[Sequence[float | str]], negative: Sequence[Sequence[float | str]], chunks: int,
         max_false_refusal: float = MAX_FALSE_REFUSAL) -> tuple[GateSettings, CalibrationState]:
     """Thresholds from the gate's evidence (`Signal`s, or bare (margin, coverage) pairs) for the pseudo-questions
     and for the bundled negatives: the null quantiles of the negatives' margin, coverage and top similarity
-    (`Q_RESCUE`, `Q_SIMILARITY`), and the absent-word cut that `gate.calibrate` finds on both within
-    `max_false_refusal` of the pseudo-questions."""
+    (`Q_RESCUE`, `Q_SIMILARITY`; coverage never under `MIN_COVERAGE`), and the absent-word cut (`absent_cut`)."""
     pos, neg = [_parse(p) for p in positive], [_parse(n) for n in negative]
-    samples = [(True, *p[1:5]) for p in pos] + [(False, *n[1:5]) for n in neg]
-    absent_cut = calibrate(samples, max_false_refusal)[0].max_absent
     sims = {lang: [n[5] for n in neg if n[0] == lang and n[5] is not None] for lang in ("ja", "en")}
     null = lambda xs, q: round(float(np.quantile(xs, q)) + 1e-6, 6) if len(xs) >= MIN_NULL else 1.01
-    settings = GateSettings(null([n[1] for n in neg], Q_RESCUE), null([n[2] for n in neg], Q_RESCUE), absent_cut,
+    settings = GateSettings(null([n[1] for n in neg], Q_RESCUE),
+                            max(MIN_COVERAGE, null([n[2] for n in neg], Q_RESCUE)), absent_cut(pos, max_false_refusal),
                             null(sims["ja"], Q_SIMILARITY), null(sims["en"], Q_SIMILARITY))
     return settings, _state(settings, stats(positive, negative, settings), chunks)
 
