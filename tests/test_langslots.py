@@ -98,3 +98,29 @@ def test_an_english_question_finds_the_japanese_chunk_on_its_topic_at_rank_two(t
         assert on.hits[0].chunk.id == off.hits[0].chunk.id  # rank 1 never moves
         assert "食堂" in on.hits[1].chunk.text
         assert all("食堂" not in h.chunk.text for h in off.hits[:2])
+
+
+class CountingStore:
+    """A store that counts how often every chunk's language is read (all else passes through)."""
+
+    def __init__(self, store):  # type: ignore[no-untyped-def]
+        self._store, self.reads = store, 0
+
+    def chunk_languages(self):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return self._store.chunk_languages()
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        return getattr(self._store, name)
+
+
+def test_a_monolingual_corpus_never_reads_every_chunk_s_language(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i, text in enumerate(["賃金は毎月25日に支払う。", "社員食堂は11時30分から14時まで営業します。"]):
+        (docs / f"d{i}.md").write_text(text, encoding="utf-8")
+    with Kotae.open(str(tmp_path / "idx"), settings=Settings(), embedder=BiasedEmbedder()) as k:
+        k.index([str(docs)])  # self-calibration records the corpus' language counts
+        counting = CountingStore(k.searcher.store)
+        k.searcher.store = counting
+        assert k.searcher.language_stats() == ({}, None) and counting.reads == 0

@@ -203,6 +203,8 @@ class Searcher:
         """rowid → chunk language and the per-language vector statistics (None: the corpus is not Japanese and
         English, or the store does not tell); computed once per store generation."""
         gen = self.store.generation()
+        if self._chunk_langs[0] != gen and not self._maybe_bilingual():
+            self._chunk_langs = (gen, {}, None)  # a monolingual corpus: no need to read every chunk's language
         if self._chunk_langs[0] != gen:
             langs = self.store.chunk_languages()
             stats = None
@@ -212,6 +214,15 @@ class Searcher:
                 stats = stats if stats.bilingual() else None
             self._chunk_langs = (gen, langs, stats)
         return self._chunk_langs[1], self._chunk_langs[2]
+
+    def _maybe_bilingual(self) -> bool:
+        """False when the language counts the gate's calibration recorded hold no Japanese or no English chunk."""
+        stored = self.store.meta("corpus_langs")
+        if not stored:
+            return True
+        counts = json.loads(stored)
+        mixed = counts.get("mixed", 0)
+        return counts.get("ja", 0) + mixed > 0 and counts.get("en", 0) + mixed > 0
 
     def _stat_vectors(self, langs: dict[int, str]) -> tuple[np.ndarray, np.ndarray]:
         """(rowids, vectors) of at most STAT_SAMPLE evenly spaced chunks per language (a mean and a covariance of
