@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import random
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -70,6 +71,25 @@ def refused(signals: list[tuple], settings: GateSettings) -> float:
     return round(sum(flags) / len(flags), 3) if flags else 0.0
 
 
+def auc(pos: list[float], neg: list[float]) -> float | None:
+    """P(an answerable question's signal > an off-topic one's), ties half."""
+    if not pos or not neg:
+        return None
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return round(wins / (len(pos) * len(neg)), 3)
+
+
+def separation(ev: dict[str, list[tuple]], answerable: str) -> dict[str, dict[str, float | None]]:
+    """AUC of each signal, answerable group against the bundled negatives, per question language."""
+    out: dict[str, dict[str, float | None]] = {}
+    for lang in ("ja", "en"):
+        a = [x for x in ev[answerable] if x[0] == lang]
+        n = [x for x in ev["negatives"] if x[0] == lang]
+        out[lang] = {name: auc([x[i] for x in a], [x[i] for x in n])
+                     for name, i in (("top similarity", 5), ("margin", 1), ("coverage", 2))}
+    return out
+
+
 def designs(ev: dict[str, list[tuple]]) -> dict[str, GateSettings]:
     neg, pos = ev["negatives"], ev["pseudo"]
     previous, _ = calibrate([(True, *p[1:]) for p in pos] + [(False, *n[1:]) for n in neg], 0.05)
@@ -115,7 +135,14 @@ def main() -> int:
             row = [refused(ev[g], st) for g in groups] + [refused(ev["negatives"], st), refused(ev["pseudo"], st)]
             results[name][label] = dict(zip(cols, row, strict=True)) | {"settings": st.to_dict()}
             lines.append(f"| {label} | " + " | ".join(str(x) for x in row) + " |")
-        lines.append("")
+        first = next(iter(groups))
+        sep = separation(ev, first)
+        results[name]["auc"] = sep
+        med = {g: round(statistics.median(x[1] for x in ev[g]), 3) for g in ("pseudo", first, "negatives")}
+        results[name]["median_margin"] = med
+        lines += ["", "Median margin: " + ", ".join(f"{g} {v}" for g, v in med.items())]
+        lines += ["", f"AUC, {first} against the bundled negatives (same language): " + "; ".join(
+            f"{lang}: " + ", ".join(f"{k2} {v}" for k2, v in row.items()) for lang, row in sep.items()), ""]
     m = machine()
     header = (f"Share refused per question group (answerable: refusing is wrong) by gate designs fitted on each index's "
               f"bundled negatives and pseudo-questions only; fit data only (golden fit half, JaQuAD train, "

@@ -292,8 +292,9 @@ class Kotae(Conversations):
         samples = [(answerable, *signal[1:]) for (_, answerable), signal in zip(pairs, signals, strict=True)]
         if all(s[0] for s in samples) or not any(s[0] for s in samples):
             raise ConfigError("calibration needs both answerable and unanswerable questions")
-        before = autocal.stats([s for s, (_, a) in zip(signals, pairs, strict=True) if a],
-                               [s for s, (_, a) in zip(signals, pairs, strict=True) if not a], self.searcher.gate_settings())
+        answerable = [s for s, (_, a) in zip(signals, pairs, strict=True) if a]
+        unanswerable = [s for s, (_, a) in zip(signals, pairs, strict=True) if not a]
+        before = autocal.stats(answerable, unanswerable, self.searcher.gate_settings())
         fitted, after = calibrate(samples, max_false_refusal)
         self._store_gate(fitted, autocal.user_state(fitted, after, self._chunk_count()))
         return Calibration(before, after, fitted)

@@ -2,12 +2,13 @@
 
 Negatives: a bundled set of questions that no ordinary document collection answers (general knowledge,
 how-to, opinions, details of fictional organisations; kotae/data/negatives, written for kotae, never taken
-from a user's documents). Positives: pseudo-questions made from the index's own chunks without an LLM (a
-contiguous span of one sentence, so the words and their order are the document's, but only part of the
-sentence is asked: whole words where the text has spaces). `gate.calibrate` then picks the thresholds that refuse the most negatives while refusing
-at most `max_false_refusal` of the positives, and the index stores them with how they were fitted.
+from a user's documents). Their evidence over the index is the null: `fit` sets the thresholds at its quantiles
+(top similarity per question language, margin, coverage). Positives: pseudo-questions made from the index's own
+chunks without an LLM (a contiguous span of one sentence with some words swapped); they choose only the
+absent-word cut and are reported beside the refused share of negatives. The index stores the thresholds with
+how they were fitted.
 
-The fit is redone when the corpus has grown or shrunk by `REFIT_GROWTH` since (margins grow with corpus
+The fit is redone when the corpus has grown or shrunk by `REFIT_GROWTH` since (similarities move with corpus
 size); a gate the user fitted with `kotae calibrate` on labelled questions is never replaced.
 """
 from __future__ import annotations
