@@ -24,6 +24,7 @@ CANDIDATE_LINES = 3  # a page needs this many lines with two figures before its 
 _FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,.]*\)?%?(?![\w])")
 _SPACE = re.compile(r"\s+")
 _CURRENCY = {"$", "€", "£", "¥"}
+_OPENING = set("([{")
 
 
 def looks_tabular(text: str) -> bool:
@@ -63,10 +64,12 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
             em = max(size, 1.0)
             if x0 - box[2] > 0.6 * em or x0 < box[0] - 0.5 * em or y0 > box[3] or y1 < box[1]:
                 flush()
+        if not text or set(text) <= _OPENING:
+            # Some writers scale the text matrix, not the font: PDFium then reports size 1; the glyph says more
+            # (a bracket's glyph is taller than the text: the size is read from the next character).
+            size = max(pdfium_c.FPDFText_GetFontSize(raw, i), 1.4 * (y1 - y0))
         if not text:
             box = [x0, y0, x1, y1]
-            # Some writers scale the text matrix, not the font: PDFium then reports size 1; the glyph says more.
-            size = max(pdfium_c.FPDFText_GetFontSize(raw, i), 1.4 * (y1 - y0))
         else:
             box = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
         text.append(ch)

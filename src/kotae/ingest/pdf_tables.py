@@ -18,6 +18,8 @@ MIN_ROWS = 3  # fewer aligned lines than this are not a table
 MAX_CELL = 48  # a value cell longer than this is prose, not a table cell
 MAX_HEADER_LINES = 6
 LINE_GAP = 2.6  # a vertical gap of this many line heights ends a table
+RUN_CENTRE = 0.15  # a header cell over a run of columns sits this close (share of the run's width) to its middle
+SPAN_PITCH = 1.9  # two rows closer than this many font sizes (centre to centre) leave no room for a row between
 _NUMBER = re.compile(r"^[(\-–—−+]?[$€£¥]?\(?[\d][\d,.]*\)?%?$|^[—–\-−]+$|^\(?\d[\d,.]*\)?%$|^n/?a$", re.IGNORECASE)
 _CURRENCY = {"$", "€", "£", "¥", "US$"}
 _UPPER_SHARE = 0.7
@@ -209,9 +211,65 @@ def _title(lines: list[Line], top: int) -> str:
     return ""
 
 
+def _overlaps(a: Cell, b: Cell) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1
+
+
+def _center(line: Line) -> float:
+    return (line.y0 + line.y1) / 2
+
+
+def _spans(body: list[Line], split: list[list[Cell]], i: int) -> bool:
+    """Whether line `i` holds cells that span the two rows around it: it sits half way between them, the two
+    are closer than two lines of text apart (so `i` is no row of its own), both hold figures, and none of its
+    cells stands over theirs — a rule-separated group of rows with a vertically centred cell ("6 | OTSL … /
+    HTML …")."""
+    if not 0 < i < len(body) - 1 or not all(any(is_number(c.text) for c in split[j]) for j in (i - 1, i + 1)):
+        return False
+    above, line, below = body[i - 1], body[i], body[i + 1]
+    size = line.size
+    if _center(below) - _center(above) > SPAN_PITCH * size:
+        return False
+    if abs(_center(line) - (_center(above) + _center(below)) / 2) > 0.35 * size:
+        return False
+    return not any(_overlaps(c, d) for c in split[i] for d in split[i - 1] + split[i + 1])
+
+
+def _merge_spans(body: list[Line], split: list[list[Cell]]) -> tuple[list[Line], list[list[Cell]]]:
+    """Body lines with each spanning line and the two rows it spans merged into one row (its cells top to
+    bottom, so each column's values read in the page's order), as the table's rules group them."""
+    lines_out: list[Line] = []
+    cells_out: list[list[Cell]] = []
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and _spans(body, split, i + 1):
+            group = body[i : i + 3]
+            words = tuple(sorted((w for ln in group for w in ln.words), key=lambda w: w.x0))
+            lines_out.append(Line(words, group[0].y0, max(ln.y1 for ln in group)))
+            cells_out.append([c for j in range(i, i + 3) for c in split[j]])
+            i += 3
+            continue
+        lines_out.append(body[i])
+        cells_out.append(split[i])
+        i += 1
+    return lines_out, cells_out
+
+
+def _stacked(upper: Line, lower: Line) -> bool:
+    """Two header lines that overlap in height: a multi-row header whose cells are centred in their rows."""
+    return lower.y0 < upper.y1
+
+
+def _header_line(line_cells: list[Cell], stacked: bool) -> bool:
+    """Cells that can name columns: short, no figures — or, in a line stacked in a multi-row header, a
+    figure or two among words ("(0.75)" under "mAP")."""
+    figures = sum(is_number(c.text) for c in line_cells)
+    return bool(line_cells) and not any(len(c.text) > MAX_CELL for c in line_cells) and (
+        figures == 0 or (stacked and 2 * figures < len(line_cells)))
+
+
 def _table(lines: list[Line], first: int, stop: int) -> Table | None:
-    body = lines[first:stop]
-    split = [cells(line) for line in body]
+    body, split = _merge_spans(lines[first:stop], [cells(line) for line in lines[first:stop]])
     columns = _columns([c for c in split if len(c) >= 2])
     if len(columns) < 2:
         return None
@@ -237,10 +295,15 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
     grid = not header_lines and not any(is_number(c.text) for c in split[0])
     if grid:  # a grid's first lines (those without figures) name its columns
         head = 1
-        while head < min(len(split) - 2, MAX_HEADER_LINES) and len(split[head]) < len(split[0]) \
-                and not any(is_number(c.text) for c in split[head]):
-            head += 1  # a header cell's second line
+        while head < min(len(split) - 2, MAX_HEADER_LINES) and (
+                (len(split[head]) < len(split[0]) and _header_line(split[head], False))
+                or (_stacked(body[head - 1], body[head]) and _header_line(split[head], True))):
+            head += 1  # a header cell's second line, or a row of a multi-row header
         header_lines = split[:head]
+        while top > 0 and len(header_lines) < MAX_HEADER_LINES and _stacked(lines[top - 1], lines[top]) \
+                and _header_line(above := cells(lines[top - 1]), True):
+            header_lines.insert(0, above)  # the upper rows of a multi-row header, outside the region
+            top -= 1
     rows = _rows(body[head:], placed[head:], len(columns), label_column)
     keep = [k for k in range(len(columns)) if (k == 0 and label_column) or any(r[k] for r in rows)]
     if len(rows) < 2 or len(keep) < 2:
@@ -248,7 +311,7 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
     columns = [columns[k] for k in keep]
     rows = [tuple(r[k] for k in keep) for r in rows]
     notes: list[str] = []
-    names = _names(header_lines, columns, 1 if label_column else 0, notes)
+    names = _names(header_lines, columns, 1 if label_column else 0, notes, grid)
     if label_column and numeric and not grid and names[0]:
         notes.append(names[0])  # over the row labels stands a note such as "(In millions)"
         names[0] = ""
@@ -259,15 +322,18 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
 
 
 def _names(header_lines: list[list[Cell]], columns: list[tuple[float, float]], first: int,
-           notes: list[str]) -> list[str]:
+           notes: list[str], grid: bool = False) -> list[str]:
     """Each column's name: the header lines' cells over it, top to bottom. A line with one cell per
     group of columns (three months | nine months over four columns) names each group; a note in
-    parentheses ("(Unaudited)") goes to `notes`."""
+    parentheses ("(Unaudited)") goes to `notes`, unless it is a grid's unit under a named column
+    ("Time" over "(secs)"). In a grid's multi-row header a cell centred over a run of columns that the
+    lines below name alike ("TEDs" over "simple complex all") names the whole run."""
     names: list[list[str]] = [[] for _ in columns]
-    for line_cells in header_lines:
+    occupied = [{_column_of(c, columns) for c in line_cells} for line_cells in header_lines]
+    for h, line_cells in enumerate(header_lines):
         cells_v = []
         for c in line_cells:
-            if _NOTE.match(c.text):
+            if _NOTE.match(c.text) and not (grid and any(_column_of(c, columns) in o for o in occupied[:h])):
                 notes.append(c.text)
             elif first and c.x1 <= columns[1][0]:
                 names[0].append(c.text)
@@ -275,17 +341,48 @@ def _names(header_lines: list[list[Cell]], columns: list[tuple[float, float]], f
                 cells_v.append(c)
         count = len(columns) - first
         group = count // max(1, len(cells_v))
-        if cells_v and count % len(cells_v) == 0 and (len(cells_v) > 1 or count == 1) and all(
+        if not grid and cells_v and count % len(cells_v) == 0 and (len(cells_v) > 1 or count == 1) and all(
                 columns[first + j * group][0] <= (c.x0 + c.x1) / 2 <= columns[first + (j + 1) * group - 1][1]
                 for j, c in enumerate(cells_v)):
             for j, c in enumerate(cells_v):
                 for k in range(first + j * group, first + (j + 1) * group):
                     names[k].append(c.text)
             continue
-        for c in cells_v:  # a grid's header cell names one column; a statement's may span several
-            for k in _spanned(c, columns) if first else [_column_of(c, columns)]:
+        for c in cells_v:  # a grid's header cell names one column (or a run); a statement's may span several
+            spanned = _run(c, columns, occupied, h) if grid else _spanned(c, columns) if first \
+                else [_column_of(c, columns)]
+            for k in spanned:
                 names[k].append(c.text)
     return [" ".join(n) for n in names]
+
+
+def _run(cell: Cell, columns: list[tuple[float, float]], occupied: list[set[int]], h: int) -> list[int]:
+    """The columns a grid's header cell on line `h` stands over: its own, or the longest run around it whose
+    columns hold no other cell of line `h`, are named alike by the lines below, and whose middle is the
+    cell's (within RUN_CENTRE of the run's width)."""
+    k = _column_of(cell, columns)
+
+    def below(j: int) -> tuple[int, ...]:
+        return tuple(g for g in range(h + 1, len(occupied)) if j in occupied[g])
+
+    def free(j: int) -> bool:
+        return 0 <= j < len(columns) and j not in occupied[h] and below(j) == below(k)
+
+    if not below(k):
+        return [k]
+    left, right = k, k
+    while free(left - 1):
+        left -= 1
+    while free(right + 1):
+        right += 1
+    middle = (cell.x0 + cell.x1) / 2
+    best = [k]
+    for a in range(left, k + 1):
+        for b in range(k, right + 1):
+            width = columns[b][1] - columns[a][0]
+            if b - a + 1 > len(best) and abs((columns[a][0] + columns[b][1]) / 2 - middle) <= RUN_CENTRE * width:
+                best = list(range(a, b + 1))
+    return best
 
 
 def _heads(line: list[tuple[int, Cell]]) -> bool:
