@@ -195,3 +195,61 @@ def test_a_caption_that_names_a_header_word_is_kept_before_the_rows(tmp_path: Pa
     doc = read_pdf(str(path), path.read_bytes())
     assert "Table 2. The Staff of each office by the year it opened." in doc.pages[0]
     assert next(s.text for s in doc.sections if s.kind == "rows") == "City: Tokyo | Staff: 10 | Opened: 1990"
+
+
+def _spanned_table(c: canvas.Canvas) -> None:
+    """A ruled results table as papers print them: a two-row header ("Scores" over three columns, "Layers"
+    and "Format" centred across both rows, "Time" over its unit) and each "Layers" cell centred across the
+    OTSL and HTML rows of its group."""
+    c.setFont("Helvetica", 10)
+    c.drawString(60, 730, "Table 1. Scores of each model size in two representations.")
+    data = [["Layers", "Format", "Scores", "", "", "Time"], ["", "", "simple", "complex", "all", "(secs)"]]
+    for layers, otsl, html in (("6", ("0.965", "0.934", "0.955", "2.73"), ("0.969", "0.927", "0.955", "5.39")),
+                               ("4", ("0.938", "0.904", "0.927", "1.97"), ("0.952", "0.909", "0.938", "3.77")),
+                               ("2", ("0.923", "0.897", "0.915", "1.91"), ("0.945", "0.901", "0.931", "3.81"))):
+        data += [[layers, "OTSL", *otsl], ["", "HTML", *html]]
+    style = [("FONT", (0, 0), (-1, -1), "Helvetica", 9), ("ALIGN", (0, 0), (-1, -1), "CENTER"),
+             ("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("BOX", (0, 0), (-1, -1), 0.5, colors.black),
+             ("LINEBELOW", (0, 1), (-1, 1), 0.5, colors.black), ("SPAN", (0, 0), (0, 1)), ("SPAN", (1, 0), (1, 1)),
+             ("SPAN", (2, 0), (4, 0)), ("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]
+    for r in (2, 4, 6):
+        style += [("SPAN", (0, r), (0, r + 1)), ("LINEBELOW", (0, r + 1), (-1, r + 1), 0.5, colors.black)]
+    table = Table(data, colWidths=[50, 50, 45, 50, 40, 50])
+    table.setStyle(TableStyle(style))
+    _, height = table.wrapOn(c, 400, 400)
+    table.drawOn(c, 60, 715 - height)
+    c.drawString(60, 690 - height, "The smaller models read complex tables better in both formats.")
+
+
+def test_a_cell_centred_across_two_rows_groups_them_and_a_two_row_header_names_every_column(tmp_path: Path):
+    path = tmp_path / "results.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter)
+    _spanned_table(c)
+    c.showPage()
+    c.save()
+    doc = read_pdf(str(path), path.read_bytes())
+    rows = [s.text for s in doc.sections if s.kind == "rows"]
+    # one row per ruled group, its values in the page's order (as docling's reference prints such a table);
+    # the spanning cell is not taken for the label of the row below it ("6 › HTML")
+    assert rows == [
+        "Layers: 6 | Format: OTSL HTML | Scores simple: 0.965 0.969 | Scores complex: 0.934 0.927 | "
+        "Scores all: 0.955 0.955 | Time (secs): 2.73 5.39",
+        "Layers: 4 | Format: OTSL HTML | Scores simple: 0.938 0.952 | Scores complex: 0.904 0.909 | "
+        "Scores all: 0.927 0.938 | Time (secs): 1.97 3.77",
+        "Layers: 2 | Format: OTSL HTML | Scores simple: 0.923 0.945 | Scores complex: 0.897 0.901 | "
+        "Scores all: 0.915 0.931 | Time (secs): 1.91 3.81"]
+    page = doc.pages[0]
+    assert "Layers Format" not in page and "(secs)" not in page.replace("Time (secs)", "")  # header read once, as names
+    assert page.index("Table 1. Scores") < page.index(rows[0]) < page.index("The smaller models")
+
+
+def test_evenly_spaced_lines_are_no_spanning_cell():
+    """A label line between two figure rows at the normal line pitch is a row of its own, not a centred cell."""
+    words = []
+    for i, (label, values) in enumerate([("Revenue", ("10", "20")), ("Other", ()), ("Costs", ("5", "7")),
+                                         ("Profit", ("5", "13"))]):
+        y = 100 + 14 * i
+        words.append(Word(label, 50, y, 90, y + 10))
+        words += [Word(v, 200 + 60 * j, y, 215 + 60 * j, y + 10) for j, v in enumerate(values)]
+    table = find_tables(lines_from_words(words))[0]
+    assert [row[0] for row in table.rows] == ["Revenue", "Other Costs", "Profit"]

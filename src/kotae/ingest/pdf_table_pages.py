@@ -121,7 +121,8 @@ def _span(page: str, table: Table) -> tuple[int, int] | None:
     size = sum(want.values())
     if size < 4:
         return None
-    first, last = set(lines[0]), set(lines[-1])
+    first, last = set(lines[0]) | set(lines[1] if len(lines) > 1 else ()), set(lines[-1])  # a two-row header's
+    # rows may come in either order (or as one line) in the text layer
     starts = [i for i, (word, at, _) in enumerate(tokens)
               if word in first and not page[page.rfind("\n", 0, at) + 1 : at].strip(" \t\r" + "".join(_CURRENCY))]
     # a table begins a line of the text: a word of its header inside a caption ("… higher mAP score") is
@@ -141,7 +142,8 @@ def _best_span(tokens: list[tuple[str, int, int]], want: Counter[str], size: int
             if have[w] < want[w]:
                 matched += 1
             have[w] += 1
-            if w in last and matched >= 0.8 * size and (best is None or matched > best[0]):
+            if w in last and matched >= 0.8 * size and (best is None or matched > best[0] or (
+                    matched == best[0] and j - i < best[2] - best[1])):  # as many words in fewer: no text around
                 best = (matched, i, j)
     if best is None:
         return None
