@@ -20,6 +20,8 @@ MAX_HEADER_LINES = 6
 LINE_GAP = 2.6  # a vertical gap of this many line heights ends a table
 RUN_CENTRE = 0.15  # a header cell over a run of columns sits this close (share of the run's width) to its middle
 SPAN_PITCH = 1.9  # two rows closer than this many font sizes (centre to centre) leave no room for a row between
+SPAN_GAP = 0.3  # a spanning cell fills the space between its two rows: gaps above and below under this many sizes
+HEADER_GAP = 1.5  # a lone line this many sizes above a statement's header is no header row (a running line)
 _NUMBER = re.compile(r"^[(\-–—−+]?[$€£¥]?\(?[\d][\d,.]*\)?%?$|^[—–\-−]+$|^\(?\d[\d,.]*\)?%$|^n/?a$", re.IGNORECASE)
 _CURRENCY = {"$", "€", "£", "¥", "US$"}
 _UPPER_SHARE = 0.7
@@ -220,10 +222,10 @@ def _center(line: Line) -> float:
 
 
 def _spans(body: list[Line], split: list[list[Cell]], i: int) -> bool:
-    """Whether line `i` holds cells that span the two rows around it: it sits half way between them, the two
-    are closer than two lines of text apart (so `i` is no row of its own), both hold figures, and none of its
-    cells stands over theirs — a rule-separated group of rows with a vertically centred cell ("6 | OTSL … /
-    HTML …")."""
+    """Whether line `i` holds cells that span the two rows around it: it sits half way between them and
+    fills the space between them, the two are closer than two lines of text apart (so `i` is no row of its
+    own), both hold figures, and none of its cells stands over theirs: a rule-separated group of rows with a
+    vertically centred cell ("6 | OTSL … / HTML …")."""
     if not 0 < i < len(body) - 1 or not all(any(is_number(c.text) for c in split[j]) for j in (i - 1, i + 1)):
         return False
     above, line, below = body[i - 1], body[i], body[i + 1]
@@ -232,6 +234,8 @@ def _spans(body: list[Line], split: list[list[Cell]], i: int) -> bool:
         return False
     if abs(_center(line) - (_center(above) + _center(below)) / 2) > 0.35 * size:
         return False
+    if (line.y0 - above.y1) + (below.y0 - line.y1) > SPAN_GAP * size:
+        return False  # a label of its own between the rows ("Part II" in a table of contents) leaves room
     return not any(_overlaps(c, d) for c in split[i] for d in split[i - 1] + split[i + 1])
 
 
@@ -290,6 +294,8 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
         if any(c.x0 < columns[1][0] - 2 * em or len(c.text) > MAX_CELL or
                (_is_title(c.text) and len(c.text.split()) > 2) for c in above):
             break
+        if len(above) == 1 and lines[top].y0 - lines[top - 1].y1 > HEADER_GAP * em:
+            break  # a line apart ("Table of Contents" at the top of the page) names no column
         header_lines.insert(0, above)
         top -= 1
     grid = not header_lines and not any(is_number(c.text) for c in split[0])
