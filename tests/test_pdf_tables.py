@@ -232,12 +232,12 @@ def test_a_cell_centred_across_two_rows_groups_them_and_a_two_row_header_names_e
     # one row per ruled group, its values in the page's order (as docling's reference prints such a table);
     # the spanning cell is not taken for the label of the row below it ("6 › HTML")
     assert rows == [
-        "Layers: 6 | Format: OTSL HTML | Scores simple: 0.965 0.969 | Scores complex: 0.934 0.927 | "
-        "Scores all: 0.955 0.955 | Time (secs): 2.73 5.39",
-        "Layers: 4 | Format: OTSL HTML | Scores simple: 0.938 0.952 | Scores complex: 0.904 0.909 | "
-        "Scores all: 0.927 0.938 | Time (secs): 1.97 3.77",
-        "Layers: 2 | Format: OTSL HTML | Scores simple: 0.923 0.945 | Scores complex: 0.897 0.901 | "
-        "Scores all: 0.915 0.931 | Time (secs): 1.91 3.81"]
+        ("Layers: 6 | Format: OTSL HTML | Scores simple: 0.965 0.969 | Scores complex: 0.934 0.927 | "
+         "Scores all: 0.955 0.955 | Time (secs): 2.73 5.39"),
+        ("Layers: 4 | Format: OTSL HTML | Scores simple: 0.938 0.952 | Scores complex: 0.904 0.909 | "
+         "Scores all: 0.927 0.938 | Time (secs): 1.97 3.77"),
+        ("Layers: 2 | Format: OTSL HTML | Scores simple: 0.923 0.945 | Scores complex: 0.897 0.901 | "
+         "Scores all: 0.915 0.931 | Time (secs): 1.91 3.81")]
     page = doc.pages[0]
     assert "Layers Format" not in page and "(secs)" not in page.replace("Time (secs)", "")  # header read once, as names
     assert page.index("Table 1. Scores") < page.index(rows[0]) < page.index("The smaller models")

@@ -112,19 +112,25 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 def _span(page: str, table: Table) -> tuple[int, int] | None:
-    """Where the table's lines lie in the page text: the stretch that starts with a word of its first
-    line, ends with a word of its last, and holds nearly all of its words (in any order: the text
-    layer may order a header's lines otherwise); None when no stretch does."""
+    """Where the table's lines lie in the page text: the shortest stretch that starts with a word of its
+    first line (or of its second, on a text line that holds the first's), ends with a word of its last,
+    and holds nearly all of its words (in any order: the text layer may order a header's lines
+    otherwise); None when no stretch does."""
     tokens = [t for t in _tokens(page) if t[0] not in _CURRENCY]
     lines = [[w for w in line.split() if w not in _CURRENCY] for line in table.source]
     want = Counter(w for line in lines for w in line)
     size = sum(want.values())
     if size < 4:
         return None
-    first, last = set(lines[0]) | set(lines[1] if len(lines) > 1 else ()), set(lines[-1])  # a two-row header's
-    # rows may come in either order (or as one line) in the text layer
+    first, second, last = set(lines[0]), set(lines[1]) if len(lines) > 1 else set(), set(lines[-1])
+
+    def opens(word: str, at: int) -> bool:
+        # a two-row header's rows may come as one line of the text, the lower row's words first
+        end = page.find("\n", at)
+        return word in first or (word in second and bool(first & set(page[at : end if end >= 0 else None].split())))
+
     starts = [i for i, (word, at, _) in enumerate(tokens)
-              if word in first and not page[page.rfind("\n", 0, at) + 1 : at].strip(" \t\r" + "".join(_CURRENCY))]
+              if opens(word, at) and not page[page.rfind("\n", 0, at) + 1 : at].strip(" \t\r" + "".join(_CURRENCY))]
     # a table begins a line of the text: a word of its header inside a caption ("… higher mAP score") is
     # no start, unless no line starts with one
     return _best_span(tokens, want, size, last, starts) or _best_span(
