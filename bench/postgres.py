@@ -257,6 +257,9 @@ def main() -> int:
                     r["load"] = {**load, "rows_s": round(ingest_s - load["hnsw_build_s"], 1),
                                  "rows_chunks_per_s": round(n / (ingest_s - load["hnsw_build_s"]))}
                     r["ratio_to_sqlite"] = round(r["ingest_chunks_per_s"] / row["sqlite"]["ingest_chunks_per_s"], 3)
+                    # the rows alone (searchable, exactly, before the HNSW index exists): where the time goes
+                    r["load"]["rows_ratio_to_sqlite"] = round(r["load"]["rows_chunks_per_s"]
+                                                              / row["sqlite"]["ingest_chunks_per_s"], 3)
                 if backend == "sqlite":
                     files = [os.path.join(where, f) for f in os.listdir(where) if f.startswith(DB_NAME)]
                     r["size"] = {"total_mb": round(sum(os.path.getsize(f) for f in files) / 1024 / 1024, 1)}
@@ -295,13 +298,14 @@ def markdown(p: dict) -> str:  # type: ignore[type-arg]
               f"excludes query embedding; top_k 10, {st['queries']} golden-set questions; synthetic corpus (sample "
               f"sentences; {st['vectors']} random unit vectors, 384-d); no HNSW index below {st['hnsw_min']:,} "
               "chunks (exact search)."),
-             "", ("| chunks | store | ingest chunks/s | PG / SQLite | rows s + HNSW build s | size MB | dense p50 | "
+             "", ("| chunks | store | ingest chunks/s | PG / SQLite (rows only) | rows s + HNSW build s | size MB | dense p50 | "
                   "keyword p50 | hybrid p50 / p95 |"),
              "|---|---|---|---|---|---|---|---|---|"]
     for n, row in res.items():
         for backend, r in row.items():
             lat = r["latency"]
-            ratio = f"{r['ratio_to_sqlite']:.3f}×" if backend == "postgres" else ""
+            ratio = (f"{r['ratio_to_sqlite']:.3f}× ({r['load']['rows_ratio_to_sqlite']:.3f}×)"
+                     if backend == "postgres" else "")
             parts = (f"{r['load']['rows_s']} + {r['load']['hnsw_build_s']:.1f}" if backend == "postgres"
                      else f"{r['ingest_s']}")
             lines.append(f"| {int(n):,} | {backend} | {r['ingest_chunks_per_s']:,} | {ratio} | {parts} | "

@@ -34,23 +34,42 @@ def vector_text(vecs: np.ndarray) -> list[str]:
 
 
 _ONE = struct.Struct(">HH")  # one position: the count (1) and the position
+_ONE_AT = [_ONE.pack(1, p) for p in range(kw.MAX_POSITION + 1)]  # … packed once for every position
+
+
+class _Lexemes(dict):  # type: ignore[type-arg]
+    """Each term's UTF-8 and its NUL, encoded once (the vocabulary repeats from chunk to chunk)."""
+
+    def __missing__(self, t: str) -> bytes:
+        if len(self) >= 1 << 20:
+            self.clear()
+        b = self[t] = t.encode("utf-8") + b"\0"
+        return b
+
+
+_LEXEMES = _Lexemes()
 
 
 def tsvector_binary(found: Sequence[str]) -> bytes:
     """tsvector's binary form (tsvectorrecv): uint32 lexeme count; per lexeme its UTF-8 text, a NUL, uint16
     position count and uint16 positions (strictly increasing, weight bits 0), as `tsvector_literal` has them."""
-    pos: dict[str, list[int]] = {}
+    pos: dict[str, Any] = {}
+    repeated = False
     for i, t in enumerate(found, start=1):
         p = pos.get(t)
         if p is None:
-            pos[t] = [i]
+            pos[t] = i  # one position (most terms): an int, a list only once the term repeats
+        elif p.__class__ is int:
+            pos[t], repeated = [p, i], True
         else:
             p.append(i)
-    if len(found) > kw.MAX_POSITION or any(len(p) > kw.MAX_POSITIONS for p in pos.values()):
-        pos = kw.positions(found)  # PostgreSQL's caps (long chunks only)
-    one = _ONE.pack
+    if len(found) > kw.MAX_POSITION or (repeated and any(
+            p.__class__ is not int and len(p) > kw.MAX_POSITIONS for p in pos.values())):
+        pos = kw.positions(found)  # type: ignore[assignment]  # PostgreSQL's caps (long chunks only)
+    one, lexeme = _ONE_AT, _LEXEMES.__getitem__
     return struct.pack(">I", len(pos)) + b"".join(
-        t.encode("utf-8") + b"\0" + (one(1, p[0]) if len(p) == 1 else struct.pack(f">H{len(p)}H", len(p), *p))
+        lexeme(t) + (one[p] if p.__class__ is int else
+                     one[p[0]] if len(p) == 1 else struct.pack(f">H{len(p)}H", len(p), *p))
         for t, p in pos.items())
 
 
