@@ -36,11 +36,13 @@ from kotae.search.rerank import get_reranker
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def variants(pools: list[int]) -> dict[str, SearchSettings]:
+def variants(pools: list[int], blends: list[float]) -> dict[str, SearchSettings]:
     base = SearchSettings()
     out = {"hybrid": base}
     for n in pools:
-        out[f"rerank@{n}"] = replace(base, mode="hybrid+rerank", rerank_candidates=n)
+        for b in blends:
+            out[f"rerank@{n}" + (f"~{b:g}" if b else "")] = replace(base, mode="hybrid+rerank", rerank_candidates=n,
+                                                                    rerank_blend=b)
     return out
 
 
@@ -57,17 +59,16 @@ def latency(k: Kotae, questions: list[str], settings: dict[str, SearchSettings])
     return out
 
 
-def beir_rows(name: str, shared: str, limit: int, embedder, reranker, pools: list[int]) -> list[str]:  # type: ignore[no-untyped-def]
+def beir_rows(name: str, shared: str, limit: int, embedder, reranker,  # type: ignore[no-untyped-def]
+              settings: dict[str, SearchSettings]) -> list[str]:
     data = load_beir(os.path.join(shared, name), limit_queries=limit)
     rows = []
     with Kotae.open(default_index(data.name, embedder.model_id, os.path.join(ROOT, ".kotae-beir")),
                     settings=Settings(), embedder=embedder, reranker=reranker) as k:
-        for n in [0, *pools]:
-            s = Settings(search=replace(SearchSettings(), rerank_candidates=n or 30))
-            run_ = evaluate_beir(data, k.using(settings=s), modes=("hybrid+rerank",) if n else ("hybrid",))
-            mode, m = next(iter(run_.modes.items()))
-            t = run_.timings[mode]
-            rows.append(f"| {name} | {data.split} | {len(data.queries)} | {'hybrid' if not n else f'rerank@{n}'} | "
+        for variant, s in settings.items():
+            run_ = evaluate_beir(data, k.using(settings=Settings(search=s)), modes=(s.mode,))
+            m, t = run_.modes[s.mode], run_.timings[s.mode]
+            rows.append(f"| {name} | {data.split} | {len(data.queries)} | {variant} | "
                         f"{m['ndcg@10']:.4f} | {m['mrr@10']:.4f} | {m['recall@1']:.4f} | {m['recall@10']:.4f} | "
                         f"{t['p50_ms']} |")
     return rows
@@ -77,6 +78,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reranker", default="kotae")
     ap.add_argument("--pools", default="10,20")
+    ap.add_argument("--blends", default="0,1", help="rerank_blend values (0: the reranker's order alone)")
     ap.add_argument("--index", default=os.path.join(ROOT, ".kotae-bench", "crossling"))
     ap.add_argument("--real", action="store_true")
     ap.add_argument("--beir", default="", help="comma-separated data sets under --shared")
@@ -92,7 +94,7 @@ def main() -> int:
     if fresh:
         k.index([os.path.join(ROOT, "samples", "docs")])
     sets = {n: items_of(p) for n, p in SETS.items()}
-    settings = variants(pools)
+    settings = variants(pools, [float(x) for x in args.blends.split(",")])
     t0 = time.perf_counter()
     results = run(k, sets, settings)
     if args.real:
@@ -110,7 +112,7 @@ def main() -> int:
               ", ".join(f"{n} {v}" for n, v in lat.items()), ""]
     beir: list[str] = []
     for name in filter(None, args.beir.split(",")):
-        beir += beir_rows(name, args.shared, args.limit_queries, embedder, reranker, pools)
+        beir += beir_rows(name, args.shared, args.limit_queries, embedder, reranker, settings)
     if beir:
         lines += ["Public sets (first N queries of each; nDCG@10, MRR@10, recall@1/@10, search p50 ms):", "",
                   "| set | split | queries | variant | ndcg@10 | mrr@10 | recall@1 | recall@10 | p50 ms |",

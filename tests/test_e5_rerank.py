@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kotae.errors import ConfigError
-from kotae.search.e5_rerank import BUNDLED, MAX_TOKENS, E5Reranker, load_weights, pack_weights, pair_ids
+from kotae.search.e5_rerank import BUNDLED, MAX_TOKENS, E5Reranker, head, load_weights, pack_weights, pair_ids
 from kotae.search.rerank import get_reranker, load_reranker
 
 pytest.importorskip("onnxruntime")
@@ -30,6 +30,21 @@ def test_pair_is_query_then_passage_and_the_passage_is_cut_to_fit():
     assert ids[len(q) + 3 : len(q) + 3 + len("passage: ")] == [ord(c) for c in "passage: "]
     long_q = pair_ids(Letters(), "q" * 500, "p", bos=0, eos=2)
     assert len(long_q) <= MAX_TOKENS and [ord(c) for c in "passage: p"] == long_q[-11:-1]
+
+
+def test_head_scores_the_question_passage_cosine_plus_a_linear_term_over_real_tokens_only():
+    # <s> q q </s> </s> p p </s> pad: the question segment is positions 1..2, the passage the rest but <s>
+    hidden = np.zeros((2, 9, 3), np.float32)
+    hidden[:, 1:3] = [1, 0, 0]
+    hidden[0, 3:8] = [1, 0, 0]  # passage states along the question's: cosine 1
+    hidden[1, 3:8] = [0, 1, 0]  # orthogonal: cosine 0
+    hidden[:, 8] = [0, 0, 100]  # padding must not count
+    mask = np.ones((2, 9), np.float32)
+    mask[:, 8] = 0
+    s = head(hidden, mask, 2, np.zeros(3, np.float32), 0.25, 10.0)
+    assert np.allclose(s, [10.25, 0.25])
+    s = head(hidden, mask, 2, np.array([0, 0, 1], np.float32), 0.0, 0.0)
+    assert np.allclose(s, [0, 0])
 
 
 def test_packed_weights_load_back_to_what_the_graph_computes_with():

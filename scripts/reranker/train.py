@@ -28,10 +28,11 @@ sys.path.insert(0, os.path.join(ROOT, "src"))
 import torch  # noqa: E402
 
 from kotae.embed.e5_torch import E5SmallTorch  # noqa: E402
-from kotae.search.e5_rerank import MAX_TOKENS, pair_ids  # noqa: E402
+from kotae.search.e5_rerank import MAX_TOKENS, pair_ids, query_len  # noqa: E402
 
 F = torch.nn.functional
 GROUP = 8  # the answer paragraph and 7 negatives
+INIT_SCALE = 50.0
 NAMES = ("q", "k", "v", "ao", "fi", "fo")
 
 
@@ -56,6 +57,8 @@ class Model(torch.nn.Module):
                     self.top.append(torch.nn.Parameter(L[f"{ln}.{wb}"].clone()))
         self.head_w = torch.nn.Parameter(torch.zeros(f.hidden))
         self.head_b = torch.nn.Parameter(torch.zeros(()))
+        # the score starts as e5's own: the cosine of the question's and the passage's mean states
+        self.head_scale = torch.nn.Parameter(torch.tensor(INIT_SCALE))
 
     def layer(self, x, keep, L):  # type: ignore[no-untyped-def]
         B, S, H = x.shape
@@ -81,7 +84,7 @@ class Model(torch.nn.Module):
             L["aln.w"], L["aln.b"], L["oln.w"], L["oln.b"] = chunk[-4:]
             yield L
 
-    def forward(self, seqs: list[list[int]]):  # type: ignore[no-untyped-def]
+    def forward(self, seqs: list[list[int]], qlens: list[int]):  # type: ignore[no-untyped-def]
         emb, mask_np = self.base._embeddings(seqs)
         x = torch.from_numpy(emb)
         mask = torch.from_numpy(mask_np)
@@ -93,8 +96,16 @@ class Model(torch.nn.Module):
         for L in self.top_layers():
             x = self.layer(x, keep, L)
         m = mask.to(torch.float32)
-        pooled = torch.einsum("bs,bsh->bh", m, x.float()) / m.sum(dim=1, keepdim=True)
-        return pooled @ self.head_w + self.head_b
+        qm = torch.zeros_like(m)
+        for r, n in enumerate(qlens):
+            qm[r, 1 : 1 + n] = 1.0
+        pm = m - qm
+        pm[:, 0] = 0.0
+        x = x.float()
+        pooled = torch.einsum("bs,bsh->bh", m, x) / m.sum(dim=1, keepdim=True)
+        pq = torch.einsum("bs,bsh->bh", qm, x) / qm.sum(dim=1, keepdim=True)
+        pp = torch.einsum("bs,bsh->bh", pm, x) / pm.sum(dim=1, keepdim=True).clamp(min=1)
+        return self.head_scale * F.cosine_similarity(pq, pp, dim=-1) + pooled @ self.head_w + self.head_b
 
 
 def groups_of(path: str, split: str, rng: random.Random) -> list[tuple[str, list[str]]]:
@@ -120,13 +131,31 @@ def groups_of(path: str, split: str, rng: random.Random) -> list[tuple[str, list
     return out
 
 
-def evaluate(model: Model, tok, groups, bos, eos) -> float:  # type: ignore[no-untyped-def]
-    """MRR of the answer paragraph among its group."""
+class Pairs:
+    """Token ids of (question, passage) pairs, each text tokenised once (negatives recur across groups)."""
+
+    def __init__(self, tok, bos: int, eos: int) -> None:  # type: ignore[no-untyped-def]
+        self.tok, self.bos, self.eos = tok, bos, eos
+        self.memo: dict[str, list[int]] = {}
+
+    def encode(self, text: str) -> list[int]:
+        ids = self.memo.get(text)
+        if ids is None:
+            ids = self.memo[text] = self.tok.encode(text)
+        return ids
+
+    def __call__(self, q: str, ps: list[str]) -> tuple[list[list[int]], list[int]]:
+        seqs = [pair_ids(self, q, p, self.bos, self.eos) for p in ps]
+        return seqs, [query_len(self, q)] * len(ps)
+
+
+def evaluate(model: Model, pairs: Pairs, groups) -> float:  # type: ignore[no-untyped-def]
+    """MRR of the answer paragraph among its group (ties count against it)."""
     model.eval()
     rr = []
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
         for q, ps in groups:
-            s = model([pair_ids(tok, q, p, bos, eos) for p in ps]).float()
+            s = model(*pairs(q, ps)).float()
             rr.append(1.0 / (1 + int((s[1:] >= s[0]).sum())))
     model.train()
     return float(np.mean(rr))
@@ -136,6 +165,7 @@ def save(model: Model, path: str, meta: dict) -> None:  # type: ignore[type-arg]
     arrays = {n: p.detach().float().numpy() for n, p in zip(model.names, model.top)}
     arrays["head.w"] = model.head_w.detach().float().numpy()
     arrays["head.b"] = model.head_b.detach().float().numpy().reshape(1)
+    arrays["head.scale"] = model.head_scale.detach().float().numpy().reshape(1)
     np.savez(path, **arrays, meta=np.array(json.dumps(meta)))
 
 
@@ -156,34 +186,39 @@ def main(argv: list[str] | None = None) -> int:
     base = E5SmallTorch(device="cpu")
     f = base._file
     model = Model(base, a.layers)
-    tok = base._tok
+    pairs = Pairs(base._tok, f.bos, f.eos)
     train = groups_of(a.groups, "train", rng)
     val = groups_of(a.groups, "val", rng)[: a.val]
     rng.shuffle(train)
     print(f"{len(train)} training groups, {len(val)} validation groups", flush=True)
     opt = torch.optim.AdamW([{"params": list(model.top), "lr": a.lr},
-                             {"params": [model.head_w, model.head_b], "lr": 1e-3}], weight_decay=0.01)
+                             {"params": [model.head_w, model.head_b, model.head_scale], "lr": 1e-3}],
+                            weight_decay=0.01)
     deadline = time.time() + a.minutes * 60
     est_steps = max(1, int(a.minutes * 60 / 2.5))
     base_lrs = [g["lr"] for g in opt.param_groups]
     step, losses, t0 = 0, [], time.time()
-    before = evaluate(model, tok, val[:100], f.bos, f.eos) if val else 0.0
-    print(f"val MRR (untrained head, 100 groups) {before:.3f}", flush=True)
+    before = evaluate(model, pairs, val[:100]) if val else 0.0
+    print(f"val MRR (before training, 100 groups) {before:.3f}", flush=True)
     while time.time() < deadline and step * a.batch < len(train):
         batch = train[step * a.batch : (step + 1) * a.batch]
         warm = min(1.0, (step + 1) / 30)
         decay = max(0.1, 1 - step / est_steps)
         for g, lr in zip(opt.param_groups, base_lrs):
             g["lr"] = lr * warm * decay
-        seqs = [pair_ids(tok, q, p, f.bos, f.eos) for q, ps in batch for p in ps]
+        seqs, qlens = [], []
+        for q, ps in batch:
+            s_, l_ = pairs(q, ps)
+            seqs += s_
+            qlens += l_
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            scores = model(seqs).float().view(len(batch), GROUP)
+            scores = model(seqs, qlens).float().view(len(batch), GROUP)
         loss = F.cross_entropy(scores, torch.zeros(len(batch), dtype=torch.long))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         opt.zero_grad()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         step += 1
         if step % 25 == 0:
             print(f"step {step} groups {step * a.batch} loss {np.mean(losses[-25:]):.3f} "
@@ -191,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         if step % 200 == 0:
             save(model, a.out, {"layers": a.layers, "first": model.first, "max_tokens": MAX_TOKENS,
                                 "steps": step, "digest": base.digest})
-    after = evaluate(model, tok, val, f.bos, f.eos) if val else 0.0
+    after = evaluate(model, pairs, val) if val else 0.0
     meta = {"layers": a.layers, "first": model.first, "max_tokens": MAX_TOKENS, "steps": step,
             "groups": step * a.batch, "digest": base.digest, "val_mrr": round(after, 4),
             "minutes": round((time.time() - t0) / 60, 1), "data": "JaQuAD train (CC BY-SA 3.0)"}

@@ -124,7 +124,8 @@ def to_int8(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scale.astype(np.float32)
 
 
-def build_graph(f: E5File, unsigned: bool = False, overrides: Mapping[str, np.ndarray] | None = None) -> Any:
+def build_graph(f: E5File, unsigned: bool = False, overrides: Mapping[str, np.ndarray] | None = None,
+                hidden: bool = False) -> Any:
     """The encoder as an ONNX model: inputs `embeddings` (B, S, H) float (word + position + type embeddings),
     `mask` (B, S) int32; output `pooled` (B, H), the sum of the final hidden states over unmasked tokens (the
     caller divides and normalises).
@@ -136,7 +137,8 @@ def build_graph(f: E5File, unsigned: bool = False, overrides: Mapping[str, np.nd
     bench/embedding_engines.py).
 
     `overrides` replaces tensors by name with float arrays (matrices as (out, in), like the file's): the
-    fine-tuned top layers of kotae's reranker over the bundled lower layers."""
+    fine-tuned top layers of kotae's reranker over the bundled lower layers. `hidden` adds a second output,
+    `hidden` (B, S, H): the final hidden state of every token."""
     from onnx import TensorProto, helper, numpy_helper
 
     over = dict(overrides or {})
@@ -223,11 +225,14 @@ def build_graph(f: E5File, unsigned: bool = False, overrides: Mapping[str, np.nd
         helper.make_node("MatMul", ["mask3", x], ["pooled3"]),
         helper.make_node("Squeeze", ["pooled3", "axis1"], ["pooled"]),
     ]
+    if hidden:
+        nodes.append(helper.make_node("Identity", [x], ["hidden"]))
     graph = helper.make_graph(
         nodes, "e5-small",
         [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["B", "S", H]),
          helper.make_tensor_value_info("mask", TensorProto.INT32, ["B", "S"])],
-        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["B", H])], inits)
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["B", H]),
+         *([helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["B", "S", H])] if hidden else [])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
                                                     helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8

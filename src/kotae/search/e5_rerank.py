@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from kotae.embed.e5_tokenizer import E5Tokenizer
+
 from kotae.errors import ConfigError
 from kotae.search.rerank import Reranker, register
 
@@ -26,7 +26,7 @@ MAX_QUERY = 64
 BUNDLED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "reranker", "e5-rerank.npz")
 
 
-def pair_ids(tok: E5Tokenizer, query: str, passage: str, bos: int, eos: int,
+def pair_ids(tok: Any, query: str, passage: str, bos: int, eos: int,
              max_tokens: int = MAX_TOKENS) -> list[int]:
     """`<s> query: Q </s></s> passage: P </s>`, the passage cut to fit `max_tokens` (the question first to
     `MAX_QUERY`)."""
@@ -50,8 +50,14 @@ def pack_weights(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def load_weights(path: str) -> tuple[dict[str, np.ndarray], np.ndarray, float, dict[str, Any]]:
-    """(tensors that replace the bundled ones, head weights, head bias, metadata) from a trained `.npz`.
+def query_len(tok: Any, query: str) -> int:
+    """Tokens of the question segment of `pair_ids` (after `<s>`, before `</s>`)."""
+    return len(tok.encode("query: " + query)[:MAX_QUERY])
+
+
+def load_weights(path: str) -> tuple[dict[str, np.ndarray], np.ndarray, float, float, dict[str, Any]]:
+    """(tensors that replace the bundled ones, head weights, head bias, cosine scale, metadata) from a trained
+    `.npz`.
 
     Matrices are stored as int8 (`NAME.q`, out x in) with one scale per output row (`NAME.s`), or as floats."""
     try:
@@ -63,13 +69,14 @@ def load_weights(path: str) -> tuple[dict[str, np.ndarray], np.ndarray, float, d
         meta = json.loads(str(z["meta"]))
         tensors: dict[str, np.ndarray] = {}
         for name in z.files:
-            if name in ("meta", "head.w", "head.b") or name.endswith(".s"):
+            if name.startswith("head.") or name == "meta" or name.endswith(".s"):
                 continue
             if name.endswith(".q"):
                 tensors[name[:-2]] = z[name].astype(np.float32) * z[name[:-2] + ".s"][:, None]
             else:
                 tensors[name] = z[name].astype(np.float32)
-        return tensors, z["head.w"].astype(np.float32), float(z["head.b"].reshape(-1)[0]), meta
+        scale = float(z["head.scale"].reshape(-1)[0]) if "head.scale" in z.files else 0.0
+        return tensors, z["head.w"].astype(np.float32), float(z["head.b"].reshape(-1)[0]), scale, meta
 
 
 class E5Reranker(Reranker):
@@ -80,7 +87,7 @@ class E5Reranker(Reranker):
 
         if not os.path.isfile(path):
             raise ConfigError(f"no reranker weights at {path}; train them with scripts/reranker/train.py")
-        tensors, self._w, self._b, self.meta = load_weights(path)
+        tensors, self._w, self._b, self._scale, self.meta = load_weights(path)
         with open(path, "rb") as fh:
             tag = "rerank-" + hashlib.sha256(fh.read()).hexdigest()[:10]
         self._enc = E5SmallOnnx(threads=threads, overrides=(tag, tensors))
@@ -93,7 +100,9 @@ class E5Reranker(Reranker):
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
         f = self._enc._file
-        seqs = [pair_ids(self._enc._tok, query, p, f.bos, f.eos, self.max_tokens) for p in passages]
+        tok = self._enc._tok
+        seqs = [pair_ids(tok, query, p, f.bos, f.eos, self.max_tokens) for p in passages]
+        qlen = query_len(tok, query)
         out = np.zeros(len(seqs), dtype=np.float32)
         order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
         lo = 0
@@ -102,10 +111,25 @@ class E5Reranker(Reranker):
             while hi < len(order) and (hi - lo + 1) * len(seqs[order[hi]]) <= self.batch_tokens:
                 hi += 1
             idx = order[lo:hi]
-            pooled = self._enc._forward([seqs[i] for i in idx])  # mean of the last hidden states
-            out[idx] = pooled @ self._w + self._b
+            hidden, mask = self._enc.states([seqs[i] for i in idx])
+            out[idx] = head(hidden, mask.astype(np.float32), qlen, self._w, self._b, self._scale)
             lo = hi
         return out
+
+
+def head(hidden: np.ndarray, mask: np.ndarray, qlen: int, w: np.ndarray, b: float, scale: float) -> np.ndarray:
+    """The score of each pair from its final states: `scale` × cosine(mean of the question's tokens, mean of the
+    passage's) + w · (mean of all tokens) + b. The cosine term is e5's own similarity read inside the pair (the
+    score training starts from); the linear term is learnt."""
+    qm = np.zeros_like(mask)
+    qm[:, 1 : 1 + qlen] = 1.0
+    pm = mask - qm
+    pm[:, 0] = 0.0
+    allm = (np.einsum("bs,bsh->bh", mask, hidden) / mask.sum(axis=1, keepdims=True))
+    pq = np.einsum("bs,bsh->bh", qm, hidden) / np.maximum(qm.sum(axis=1, keepdims=True), 1)
+    pp = np.einsum("bs,bsh->bh", pm, hidden) / np.maximum(pm.sum(axis=1, keepdims=True), 1)
+    cos = (pq * pp).sum(axis=1) / np.maximum(np.linalg.norm(pq, axis=1) * np.linalg.norm(pp, axis=1), 1e-8)
+    return scale * cos + allm @ w + b
 
 
 @register("kotae")
