@@ -161,6 +161,15 @@ def evaluate(model: Model, pairs: Pairs, groups) -> float:  # type: ignore[no-un
     return float(np.mean(rr))
 
 
+def load_into(model: Model, path: str) -> None:
+    with np.load(path) as z, torch.no_grad():
+        for n, p in zip(model.names, model.top):
+            p.copy_(torch.from_numpy(z[n]))
+        model.head_w.copy_(torch.from_numpy(z["head.w"]))
+        model.head_b.copy_(torch.tensor(float(z["head.b"][0])))
+        model.head_scale.copy_(torch.tensor(float(z["head.scale"][0])))
+
+
 def save(model: Model, path: str, meta: dict) -> None:  # type: ignore[type-arg]
     arrays = {n: p.detach().float().numpy() for n, p in zip(model.names, model.top)}
     arrays["head.w"] = model.head_w.detach().float().numpy()
@@ -179,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--val", type=int, default=200)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--init", help="start from weights this script saved (a longer run in parts)")
+    ap.add_argument("--skip", type=int, default=0, help="training groups already seen (with --init)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
@@ -186,10 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     base = E5SmallTorch(device="cpu")
     f = base._file
     model = Model(base, a.layers)
+    if a.init:
+        load_into(model, a.init)
     pairs = Pairs(base._tok, f.bos, f.eos)
     train = groups_of(a.groups, "train", rng)
     val = groups_of(a.groups, "val", rng)[: a.val]
     rng.shuffle(train)
+    train = train[a.skip :]
     print(f"{len(train)} training groups, {len(val)} validation groups", flush=True)
     opt = torch.optim.AdamW([{"params": list(model.top), "lr": a.lr},
                              {"params": [model.head_w, model.head_b, model.head_scale], "lr": 1e-3}],
@@ -228,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "steps": step, "digest": base.digest})
     after = evaluate(model, pairs, val) if val else 0.0
     meta = {"layers": a.layers, "first": model.first, "max_tokens": MAX_TOKENS, "steps": step,
-            "groups": step * a.batch, "digest": base.digest, "val_mrr": round(after, 4),
+            "groups": a.skip + step * a.batch, "digest": base.digest, "val_mrr": round(after, 4),
             "minutes": round((time.time() - t0) / 60, 1), "data": "JaQuAD train (CC BY-SA 3.0)"}
     save(model, a.out, meta)
     print(json.dumps(meta), flush=True)

@@ -86,7 +86,8 @@ class E5Reranker(Reranker):
         from kotae.embed.e5_onnx import E5SmallOnnx
 
         if not os.path.isfile(path):
-            raise ConfigError(f"no reranker weights at {path}; train them with scripts/reranker/train.py")
+            raise ConfigError(f"no reranker weights at {path}: kotae ships none yet (the first trained one lowered "
+                              "hit@1, bench/results/rerank.md); train them with scripts/reranker/train.py")
         tensors, self._w, self._b, self._scale, self.meta = load_weights(path)
         with open(path, "rb") as fh:
             tag = "rerank-" + hashlib.sha256(fh.read()).hexdigest()[:10]
