@@ -198,7 +198,7 @@ def test_broken_reranker_falls_back_to_hybrid_with_one_warning(searcher, tmp_pat
         "missing dir": f"rerank skipped: onnx:{d} is not a directory {HINT}",
         "no model.onnx": f"rerank skipped: onnx:{d} has no model.onnx {HINT}",
         "corrupt model.onnx": f"rerank skipped: onnx:{d}: model.onnx could not be loaded (",
-        "unknown prefix": "rerank skipped: unknown reranker 'bogus:model'; known prefixes: onnx, st",
+        "unknown prefix": "rerank skipped: unknown reranker 'bogus:model'; known prefixes: kotae, onnx, st",
     }
     hybrid = headings(searcher.search(QUERY, mode="hybrid", top_k=3))
     with caplog.at_level(logging.WARNING, logger="kotae"):
@@ -212,7 +212,7 @@ def test_broken_reranker_falls_back_to_hybrid_with_one_warning(searcher, tmp_pat
 
 
 def test_get_reranker_raises_what_load_reranker_logs(tmp_path):
-    with pytest.raises(ConfigError, match=r"^unknown reranker 'x:y'; known prefixes: onnx, st$"):
+    with pytest.raises(ConfigError, match=r"^unknown reranker 'x:y'; known prefixes: kotae, onnx, st$"):
         get_reranker("x:y")
     with pytest.raises(ConfigError, match=r"has no model\.onnx \(export one with optimum"):
         get_reranker(f"onnx:{tmp_path}")

@@ -234,7 +234,10 @@ class SearchSettings:
                                         "question language's best (0: off)")
     other_language_rank: int = _opt(4, "other_language_slots: the rank (2 or more) the first placed chunk takes")
     rerank_candidates: int = _opt(30, "top-N fused hits the reranker rescores (mode hybrid+rerank)")
-    reranker: str | None = _opt(None, "cross-encoder for hybrid+rerank: onnx:DIR or st:MODEL",
+    rerank_blend: float = _opt(0.0, "hybrid+rerank: weight of the fused rank beside the reranker's (reciprocal "
+                                    "ranks, k = rrf_k); 0: the reranker's order alone")
+    reranker: str | None = _opt(None, "cross-encoder for hybrid+rerank: kotae (bundled), kotae:FILE.npz, "
+                                      "onnx:DIR or st:MODEL",
                                 flag="--reranker", env="KOTAE_RERANKER")
     gate: GateSettings = field(default_factory=GateSettings, metadata=SECTION)
 

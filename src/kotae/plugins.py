@@ -62,6 +62,7 @@ BUILTIN_MODULES = (
     "kotae.store.postgres",
     "kotae.answer.openai_llm",
     "kotae.answer.llamacpp_llm",
+    "kotae.search.e5_rerank",
 )
 
 

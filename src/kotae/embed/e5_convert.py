@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import mmap
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,7 +124,8 @@ def to_int8(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scale.astype(np.float32)
 
 
-def build_graph(f: E5File, unsigned: bool = False) -> Any:
+def build_graph(f: E5File, unsigned: bool = False, overrides: Mapping[str, np.ndarray] | None = None,
+                hidden: bool = False) -> Any:
     """The encoder as an ONNX model: inputs `embeddings` (B, S, H) float (word + position + type embeddings),
     `mask` (B, S) int32; output `pooled` (B, H), the sum of the final hidden states over unmasked tokens (the
     caller divides and normalises).
@@ -132,8 +134,14 @@ def build_graph(f: E5File, unsigned: bool = False) -> Any:
     through onnxruntime's u8u8 kernels. CPUs without VNNI multiply u8 x s8 with an instruction that saturates
     pairs of products at 16 bits (onnxruntime's documented U8S8 caveat), which this avoids; with VNNI the
     signed form is exact and 1.36x faster (same vectors: tests/test_e5_onnx.py; speed:
-    bench/embedding_engines.py)."""
+    bench/embedding_engines.py).
+
+    `overrides` replaces tensors by name with float arrays (matrices as (out, in), like the file's): the
+    fine-tuned top layers of kotae's reranker over the bundled lower layers. `hidden` adds a second output,
+    `hidden` (B, S, H): the final hidden state of every token."""
     from onnx import TensorProto, helper, numpy_helper
+
+    over = dict(overrides or {})
 
     H, FF, NH = f.hidden, f.ffn, f.heads
     nodes: list[Any] = []
@@ -148,8 +156,8 @@ def build_graph(f: E5File, unsigned: bool = False) -> Any:
 
         The result of a row depends on that row only, so a text embeds the same alone or in any batch, and the
         few tokens with huge activations no longer flatten everyone else's (as one scale per tensor does)."""
-        blocks = np.concatenate([f.q4(r, FF if r.endswith("fi.w") else H) for r in rows], axis=0)
-        q, scale = to_int8(dequantize(blocks).T)
+        mats = [over[r] if r in over else dequantize(f.q4(r, FF if r.endswith("fi.w") else H)) for r in rows]
+        q, scale = to_int8(np.concatenate(mats, axis=0).astype(np.float32).T)
         colsum = (q.astype(np.float32) * scale).sum(axis=0)
         n = out + "."
         weights = [const(n + "B", (q.astype(np.int16) + 128).astype(np.uint8)), "", "zp128"] if unsigned \
@@ -174,7 +182,7 @@ def build_graph(f: E5File, unsigned: bool = False) -> Any:
         ])
         return out
 
-    t = f.tensors
+    t = {**f.tensors, **{k: np.asarray(v, np.float32) for k, v in over.items()}}
 
     def add_norm(y: str, bias: str, residual: str, ln: str, out: str) -> str:
         # LayerNorm(y + bias + residual) in plain ops: onnxruntime's SkipLayerNormalization kernel is several
@@ -217,11 +225,14 @@ def build_graph(f: E5File, unsigned: bool = False) -> Any:
         helper.make_node("MatMul", ["mask3", x], ["pooled3"]),
         helper.make_node("Squeeze", ["pooled3", "axis1"], ["pooled"]),
     ]
+    if hidden:
+        nodes.append(helper.make_node("Identity", [x], ["hidden"]))
     graph = helper.make_graph(
         nodes, "e5-small",
         [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["B", "S", H]),
          helper.make_tensor_value_info("mask", TensorProto.INT32, ["B", "S"])],
-        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["B", H])], inits)
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["B", H]),
+         *([helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["B", "S", H])] if hidden else [])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
                                                     helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8

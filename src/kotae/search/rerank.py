@@ -40,7 +40,12 @@ def register(prefix: str) -> Callable[[Callable[[str], Reranker]], Callable[[str
 
 def get_reranker(spec: str) -> Reranker:
     """Build the reranker named by `spec` ("onnx:<dir>", "st:<model>", …); raise ConfigError if it can't."""
+    from kotae import plugins
+
     prefix, _, arg = spec.partition(":")
+    plugins.load(readers=False)  # the built-in rerankers beyond this module's register themselves
+    if prefix not in RERANKERS:
+        plugins.load()  # a plug-in's
     if prefix not in RERANKERS:
         raise ConfigError(f"unknown reranker {spec!r}; known prefixes: {', '.join(sorted(RERANKERS))}")
     return RERANKERS[prefix](arg)

@@ -289,7 +289,13 @@ class Searcher:
         pool = [(r, f) for r, f in ranked[:n] if r in chunks]
         scores = reranker.score(query, [chunks[r].text for r, _ in pool])
         rescored = {r: float(x) for (r, _), x in zip(pool, scores, strict=True)}
-        return sorted(pool, key=lambda p: -rescored[p[0]]) + ranked[n:], rescored
+        order = sorted(pool, key=lambda p: -rescored[p[0]])
+        blend, k = self.settings.rerank_blend, self.settings.rrf_k
+        if blend > 0:  # the reranker as one more arm: its rank and the fused rank, by reciprocal rank
+            fused_rank = {r: i for i, (r, _) in enumerate(pool)}
+            mixed = {r: 1 / (k + i) + blend / (k + fused_rank[r]) for i, (r, _) in enumerate(order)}
+            order = sorted(pool, key=lambda p: -mixed[p[0]])
+        return order + ranked[n:], rescored
 
     def _gate(self, query: str, qtokens: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
               margin: float, hits: list[Hit]) -> GateDecision:
