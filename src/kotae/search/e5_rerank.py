@@ -1,11 +1,12 @@
 """kotae's own reranker: the bundled e5-small read as a cross-encoder, its top layers fine-tuned by this project.
 
 The question and a passage go through the encoder together (`<s> query: Q </s></s> passage: P </s>`), so
-every word of one can attend to every word of the other, which two separate vectors cannot. Only the
-fine-tuned top layers and a linear head ship with kotae (`kotae/data/reranker/`, int8 per output column, the
-form the graph computes with anyway); the lower layers are the bundled e5 weights the embedder already
-loads. The ONNX graph is built once and cached beside the embedder's. Trained on JaQuAD train (Japanese
-Wikipedia questions, CC BY-SA 3.0) by `scripts/reranker/`; spec `kotae` (bundled) or `kotae:FILE.npz`.
+every word of one can attend to every word of the other, which two separate vectors cannot. A weights file
+holds only the fine-tuned top layers (int8 per output row, the form the graph computes with anyway) and the
+head; the lower layers are the bundled e5 weights the embedder already loads. The ONNX graph is built once and
+cached beside the embedder's. Train one with `scripts/reranker/` (JaQuAD train, CC BY-SA 3.0) and pass
+`kotae:FILE.npz`. No weights ship yet: the first trained file lowered golden hit@1 (bench/results/rerank.md);
+`kotae` alone names the path a shipped file would take (`BUNDLED`) and says so while it is absent.
 """
 from __future__ import annotations
 
