@@ -44,3 +44,19 @@ def test_passages_shown_to_people_have_pdf_line_breaks_mended_and_items_kept():
                                             "(2) 休日労働 35%\nAll employees must sign.")
     # the index's text is unchanged: offsets into it (highlights) stay where they were
     assert "支\n払う" in text
+
+
+def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credit():
+    from kotae.answer.extractive import KEYWORD_WEIGHT, SYNONYM_CREDIT, score
+    from kotae.answer.ask import _term_groups
+    from kotae.search.synonyms import matches, on_demand
+    syn = on_demand()
+    q = ["golf", "limit"]
+    sents = [["ゴルフ", "接待", "上限"], ["タクシー", "上限"], ["golf", "limit"]]
+    groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in sents]
+    vecs = np.zeros((3, 2))
+    df = {"golf": 1, "limit": 1}
+    plain = score(np.zeros(2), vecs, q, sents, [0, 0, 0], df, 10)
+    with_syn = score(np.zeros(2), vecs, q, sents, [0, 0, 0], df, 10, _term_groups(q, syn), groups)
+    assert plain[0] == plain[1] == 0.0 and plain[2] == KEYWORD_WEIGHT  # ゴルフ is not "golf" by its letters
+    assert with_syn[0] == KEYWORD_WEIGHT * SYNONYM_CREDIT / 2 and with_syn[1] == 0.0 and with_syn[2] == plain[2]

@@ -52,3 +52,18 @@ def test_deadline_and_person_questions_prefer_sentences_holding_one():
     assert part.chosen[0].text.startswith("在宅勤務は前日の正午までに")
     assert checks.asked_detail("Who approves it?") is not None and checks.asked_detail("休憩は何分？") is None
     assert checks.asked_type("How far into the evening can I work?") == "time"
+
+
+def test_name_questions_prefer_sentences_holding_a_name():
+    cands = candidates(["初回接続時は、従業員番号で認証してください。従業員用のSSIDは「SAMPLE-STAFF」です。"])
+    part = answer_part("ネットにつなぐ無線の名前は？", cands, np.array([0.83, 0.79]), [], [[], []])
+    assert "従業員用のSSIDは「SAMPLE-STAFF」です。" in [c.text for c in part.chosen]  # 0.79 alone would be left out
+    assert checks.asked_detail("What is the name of the guest Wi-Fi?") is not None
+
+
+def test_how_much_is_no_list_question_and_asking_phrases_earn_no_keyword_credit():
+    assert not checks.asks_list("暗証番号はどれくらいの間隔で変えますか。")
+    assert checks.asks_list("どれを選べばいいですか。") and checks.asks_list("クビになるのはどんな場合？")
+    assert "場合" not in checks.without_asking("クビになるのはどんな場合？")
+    assert "名前" not in checks.without_asking("無線の名前は？")
+    assert checks.without_asking("名前の変更手続きは？") == "名前の変更手続きは?"  # a name as the topic stays

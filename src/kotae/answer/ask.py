@@ -18,6 +18,7 @@ from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, words
 from kotae.search.gate import ASKING, absent_terms
 from kotae.search.searcher import Searcher, SearchResult
+from kotae.search.synonyms import matches, on_demand
 from kotae.store.base import Filter
 from kotae.types import Answer, Hit, Source
 
@@ -154,20 +155,32 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     vecs = embedder.passages([c.text for c in cands])
     asked = checks.parts(question)
     part_vecs = [qvec] if len(asked) == 1 else list(embedder.queries(asked))
-    part_tokens = [analyze(p) for p in asked]
+    part_tokens = [analyze(checks.without_asking(p)) for p in asked]
     part_words = [words(p) for p in asked]
     terms = [t for toks in part_tokens for t in toks] + [t for ws in part_words for _, ts in ws for t in ts]
     df, n = searcher.store.document_frequencies(list(dict.fromkeys(terms)))
     cand_tokens = [analyze(c.text) for c in cands]
+    syn = on_demand() if searcher.settings.synonyms else None
+    cand_groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in cand_tokens] if syn else None
     sources = [c.source for c in cands]
     out = []
     for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
-        scores = extractive.score(vec, vecs, toks, cand_tokens, sources, df, n)
+        qgroups = _term_groups(toks, syn) if syn else None
+        scores = extractive.score(vec, vecs, toks, cand_tokens, sources, df, n, qgroups, cand_groups)
         content = {t for _, ts in ws for t in ts if t not in ASKING}
         share = sum(df.get(t, 0) == 0 for t in content) / len(content) if content else 0.0
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
                                         absent=absent_terms(ws, df), absent_share=share))
     return complete.compose(out, detect_lang(question))
+
+
+def _term_groups(tokens: list[str], syn) -> dict[str, frozenset[int]]:  # type: ignore[no-untyped-def]
+    """Each question token with the synonym groups of the dictionary entries covering it."""
+    out: dict[str, set[int]] = {}
+    for a, b, g in matches(tokens, syn, query=True):
+        for t in tokens[a:b]:
+            out.setdefault(t, set()).add(g)
+    return {t: frozenset(gs) for t, gs in out.items()}
 
 
 def _whole_lists(hits: list[Hit], searcher: Searcher) -> list[str]:

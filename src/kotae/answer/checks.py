@@ -14,7 +14,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["DETAILS", "TYPES", "asked_detail", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts", "unsupported_numbers"]
+__all__ = ["DETAILS", "TYPES", "asked_detail", "asked_type", "asked_unit", "asks_list", "blank_field", "holds", "parts", "unsupported_numbers",
+           "without_asking"]
 
 _DIGIT = r"[0-9０-９]"
 _KANJI_NUM = r"[一二三四五六七八九十百千万半両毎]"
@@ -67,10 +68,23 @@ DETAILS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
                 r"\bhow much notice\b|\bhow soon\b", re.IGNORECASE),
      re.compile(r"までに|以内|前日|前まで|日前|\bby\b|\bbefore\b|\bno later than\b|\bwithin\b|\bin advance\b|"
                 r"\bprior\b|\bnotice\b", re.IGNORECASE)),
+    (re.compile(r"名前|名称|何という|なんという|\b(?:name|called)\b", re.IGNORECASE),  # a name: quoted or an identifier
+     re.compile(r"[「『\"“][^」』\"”]{2,40}[」』\"”]|\b[A-Z][A-Za-z0-9]*[-_][A-Za-z0-9-_]+\b|\b[A-Z]{3,}\b")),
     (re.compile(r"誰|だれ|どなた|承認者|\bwho(?:m|se)?\b", re.IGNORECASE),
      re.compile(r"[部課室係]長?|役員|社長|上長|上司|所属長|担当者?|委員会|\b(?:manager|head|director|department|team|"
                 r"officer|supervisor|board|lead|people team|hr|ceo|cfo)\b", re.IGNORECASE)),
 )
+
+
+# the words that only say what is asked (どんな場合, 名前は): no evidence of the topic, so no keyword credit
+_ASKING_PHRASE = re.compile(r"(?:どんな|どういう|どのような|どの様な|どういった)\s*(?:場合|とき|時|もの|こと|ケース)|"
+                            r"(?:の)?(?:名前|名称)(?=\s*(?:は|って|を教えて|$|[?？]))", re.IGNORECASE)
+
+
+def without_asking(question: str) -> str:
+    """`question` without the phrase that only says what kind of answer it wants (「クビになるのはどんな場合？」 →
+    「クビになるのは？」): what stays are the words the answer's sentence should share."""
+    return _ASKING_PHRASE.sub(" ", unicodedata.normalize("NFKC", question))
 
 
 def asked_detail(question: str) -> re.Pattern[str] | None:
@@ -115,7 +129,7 @@ def holds(text: str, kind: str, unit: str | None = None) -> bool:
     return bool(TYPES[kind][1].search(t))
 
 
-_LIST = re.compile(r"何が(?:ある|あり)|何を|どれ|どんな(?:もの|とき|場合)|どういう(?:もの|とき|場合)|全部|すべて|全て|それぞれ|"
+_LIST = re.compile(r"何が(?:ある|あり)|何を|どれ(?!くらい|ぐらい|だけ|ほど)|どんな(?:もの|とき|場合)|どういう(?:もの|とき|場合)|全部|すべて|全て|それぞれ|"
                    r"一覧|挙げ|\bwhich\b|\bwhat (?:kinds?|types?|sorts?)\b|\bwhat (?:are|do|does|goes)\b|\blist\b|"
                    r"\ball (?:the )?\w+s\b|\beach\b", re.IGNORECASE)
 

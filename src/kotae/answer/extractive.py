@@ -16,6 +16,7 @@ import numpy as np
 from kotae.chunking import split_sentences
 
 KEYWORD_WEIGHT = 0.3
+SYNONYM_CREDIT = 0.5  # a question word found in a sentence only as a synonym (ゴルフ for "golf") counts half
 RANK_PRIOR = 0.01  # per rank step; breaks near-ties in favour of the better passage
 MIN_CHARS = 6
 
@@ -136,12 +137,22 @@ def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
 
 def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequence[str],
           sentence_tokens: Sequence[Sequence[str]], sources: Sequence[int], df: Mapping[str, int],
-          n_chunks: int) -> np.ndarray:
+          n_chunks: int, query_groups: Mapping[str, frozenset[int]] | None = None,
+          sentence_groups: Sequence[frozenset[int]] | None = None) -> np.ndarray:
+    """Cosine plus KEYWORD_WEIGHT × the IDF-weighted share of the question's words the sentence holds; a word
+    the sentence holds only through its synonym group (`query_groups`: the groups of each question word,
+    `sentence_groups`: those of each sentence's entries) counts SYNONYM_CREDIT of it."""
     sims = sentence_vecs @ query_vec if len(sentence_vecs) else np.zeros(0)
     terms = set(query_tokens)
     idf = {t: math.log(1 + (n_chunks + 1) / (df.get(t, 0) + 0.5)) for t in terms}
     total = sum(idf.values()) or 1.0
-    kw = np.array([sum(idf[t] for t in terms & set(toks)) / total for toks in sentence_tokens])
+    qg = query_groups or {}
+    kw = np.zeros(len(sentence_tokens))
+    for i, toks in enumerate(sentence_tokens):
+        held = terms & set(toks)
+        sg = sentence_groups[i] if sentence_groups is not None else frozenset()
+        kw[i] = (sum(idf[t] for t in held)
+                 + SYNONYM_CREDIT * sum(idf[t] for t in terms - held if qg.get(t, frozenset()) & sg)) / total
     return sims + KEYWORD_WEIGHT * kw - RANK_PRIOR * np.asarray(sources, dtype=float)
 
 
