@@ -47,8 +47,8 @@ def test_passages_shown_to_people_have_pdf_line_breaks_mended_and_items_kept():
 
 
 def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credit():
-    from kotae.answer.extractive import KEYWORD_WEIGHT, SYNONYM_CREDIT, score
     from kotae.answer.ask import _term_groups
+    from kotae.answer.extractive import KEYWORD_WEIGHT, SYNONYM_CREDIT, score
     from kotae.search.synonyms import matches, on_demand
     syn = on_demand()
     q = ["golf", "limit"]

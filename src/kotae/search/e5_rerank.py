@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-
 from kotae.errors import ConfigError
 from kotae.search.rerank import Reranker, register
 
