@@ -114,3 +114,15 @@ def test_on_demand_lookups_give_the_bundled_answers(tmp_path, monkeypatch):
             assert expansion_phrases(toks, lazy) == expansion_phrases(toks, full)
     finally:
         on_demand.cache_clear()
+
+
+def test_workplace_groups_join_colloquial_formal_and_english_words():
+    from kotae.search.synonyms import WORKPLACE_BASE, workplace_rows
+    rows = workplace_rows(["# a comment", "解雇, クビ, dismissal", "", "副業, バイト, side job"])
+    assert {g for g, _, _ in rows} == {WORKPLACE_BASE + 1, WORKPLACE_BASE + 2}  # comments and blanks skipped
+    assert (WORKPLACE_BASE + 2, 0, tuple(analyze("side job"))) in rows  # every entry expands (flag 0)
+    syn = bundled()  # the shipped workplace.txt is part of the bundled groups
+    found = {g for _, _, g in matches(analyze("クビになるのはどんな場合？"), syn, query=True)}
+    assert any(("解雇",) in syn.groups[g] for g in found)
+    found = {g for _, _, g in matches(analyze("Can I have a side job?"), syn, query=True)}
+    assert any(("副業",) in syn.groups[g] for g in found)

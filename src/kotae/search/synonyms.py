@@ -7,6 +7,9 @@ tokens and a question searches with a lower weight; `expansion_phrases` names th
 question's groups instead (for an index that holds no group terms). The dictionary's expansion-control
 flag is honoured: an entry with flag 1 never starts an expansion from a question, but is found in a
 document (it is what another entry expands to); flag 2 entries are not bundled.
+
+Beside it, kotae's own workplace groups (kotae/data/synonyms/workplace.txt: クビ ↔ 解雇, 残業 ↔ 時間外労働,
+"side job" ↔ 副業, written for kotae, numbered from WORKPLACE_BASE) join the same tables.
 """
 from __future__ import annotations
 
@@ -19,9 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-MEMO_FORMAT = 1  # bump when the parsed tables change shape or content rules (from_rows)
+MEMO_FORMAT = 2  # bump when the parsed tables change shape or content rules (from_rows)
 PREFIX = "syn"  # group terms: syn<group number>; FTS5 and the PostgreSQL store keep them as one term
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "synonyms", "synonyms.tsv.gz")
+WORKPLACE: str | None = os.path.join(os.path.dirname(DATA), "workplace.txt")  # None: Sudachi's groups only
+WORKPLACE_BASE = 900000
 # Entries that are a single one-character kana token match particles and fragments, not words.
 _KANA = range(0x3040, 0x30FF + 1)
 
@@ -60,6 +65,21 @@ def parse(lines: Sequence[str]) -> list[tuple[int, int, tuple[str, ...]]]:
     return rows
 
 
+def workplace_rows(lines: Sequence[str]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Rows of the workplace groups: one group per line (`#` lines are comments), entries separated by commas,
+    each entry analysed into its search tokens; every entry expands and is found (flag 0)."""
+    from kotae.search.analyze import analyze
+
+    rows: list[tuple[int, int, tuple[str, ...]]] = []
+    groups = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    for n, line in enumerate(groups, 1):
+        for entry in line.split(","):
+            tokens = tuple(analyze(entry.strip()))
+            if tokens:
+                rows.append((WORKPLACE_BASE + n, 0, tokens))
+    return rows
+
+
 @lru_cache(maxsize=1)
 def bundled() -> Synonyms:
     """The bundled dictionary (loaded once per process; parsed once per installation: the parsed tables are
@@ -72,7 +92,11 @@ def bundled() -> Synonyms:
     except (OSError, EOFError, ValueError, TypeError):
         pass
     with gzip.open(DATA, "rt", encoding="utf-8") as f:
-        syn = Synonyms.from_rows(parse(f.readlines()))
+        rows = parse(f.readlines())
+    if WORKPLACE:
+        with open(WORKPLACE, encoding="utf-8") as f:
+            rows += workplace_rows(f.readlines())
+    syn = Synonyms.from_rows(rows)
     try:
         os.makedirs(os.path.dirname(memo), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(memo), prefix=".tmp-", suffix=".marshal")
@@ -148,8 +172,9 @@ def _memo_path() -> str:
     # named by the table's and this module's size and mtime, MEMO_FORMAT and Python's marshal version: any
     # change to one of them reads the table again
     st, code = os.stat(DATA), os.stat(__file__)
+    extra = f"-w{os.stat(WORKPLACE).st_size}-{os.stat(WORKPLACE).st_mtime_ns}" if WORKPLACE else "-w0"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    key = f"{st.st_size}-{st.st_mtime_ns}-{code.st_size}-{code.st_mtime_ns}-{MEMO_FORMAT}-{sys.version_info[0]}{sys.version_info[1]}-{marshal.version}"
+    key = f"{st.st_size}-{st.st_mtime_ns}-{code.st_size}-{code.st_mtime_ns}{extra}-{MEMO_FORMAT}-{sys.version_info[0]}{sys.version_info[1]}-{marshal.version}"
     return os.path.join(base, "kotae", f"synonyms-{key}.marshal")
 
 
