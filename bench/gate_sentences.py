@@ -94,7 +94,7 @@ def features(k, question: str, qvec: np.ndarray, sentences: Sentences) -> dict: 
     df, n = k.store.document_frequencies(content) if content else ({}, 0)
     idf = {t: math.log(1 + (n + 1) / (df.get(t, 0) + 0.5)) for t in content}
     total = sum(idf.values()) or 1.0
-    share = lambda toks: sum(idf[t] for t in held(qtokens, spans, toks, syn) if t in idf) / total  # noqa: E731
+    share = lambda toks: sum(idf[t] for t in held(qtokens, spans, toks, syn) if t in idf) / total
     sents, vecs, toks, src = [], [], [], []
     for i, h in enumerate(res.hits[:3]):
         s, v, t = sentences.of(h.chunk.id, h.chunk.text, h.chunk.heading)
@@ -111,7 +111,7 @@ def features(k, question: str, qvec: np.ndarray, sentences: Sentences) -> dict: 
     cos = V @ qvec
     covs = np.array([share(t) for t in toks])
     rare = sorted(idf, key=lambda t: -idf[t])[:2]
-    rare_share = lambda toks: (sum(idf[t] for t in held(qtokens, spans, toks, syn) if t in rare)  # noqa: E731
+    rare_share = lambda toks: (sum(idf[t] for t in held(qtokens, spans, toks, syn) if t in rare)
                                / (sum(idf[t] for t in rare) or 1.0))
     win_toks = [toks[0]] + [toks[j - 1] + toks[j] if src[j - 1] == src[j] else toks[j] for j in range(1, len(toks))]
     top1 = [t for ts, i in zip(toks, src) if i == 0 for t in ts]
@@ -132,6 +132,7 @@ def features(k, question: str, qvec: np.ndarray, sentences: Sentences) -> dict: 
 
 def dump(shared: str, limit: int, only: list[str] | None) -> None:
     import refusal
+
     from kotae.search import autocal
 
     os.makedirs(OUT, exist_ok=True)
@@ -183,7 +184,7 @@ def oracle(pos: np.ndarray, neg: np.ndarray, max_fr: float = 0.05) -> float | No
     """The share of `neg` below the highest threshold that leaves ≥ 1 - max_fr of `pos` at or above it."""
     if not len(pos) or not len(neg):
         return None
-    th = np.sort(pos)[int(math.floor(max_fr * len(pos)))]
+    th = np.sort(pos)[math.floor(max_fr * len(pos))]
     return round(float((neg < th).mean()), 3)
 
 
@@ -261,7 +262,7 @@ def crossfit(pos: list[dict], neg: list[dict], feats: tuple[str, ...], folds: in
         tp = [r for i, r in enumerate(pos) if i % folds != k]
         tn = [r for i, r in enumerate(neg) if i % folds != k]
         w, mu, sd, cut = logistic(tp, tn, feats)
-        z = lambda r: float(((np.array([r[f] for f in feats]) - mu) / sd) @ w[1:] + w[0])  # noqa: E731
+        z = lambda r, w=w, mu=mu, sd=sd: float(((np.array([r[f] for f in feats]) - mu) / sd) @ w[1:] + w[0])
         refused_pos += [z(r) < cut for i, r in enumerate(pos) if i % folds == k]
         refused_neg += [z(r) < cut for i, r in enumerate(neg) if i % folds == k]
     return round(float(np.mean(refused_neg)), 3), round(float(np.mean(refused_pos)), 3)
@@ -283,23 +284,23 @@ def analyse() -> None:
         # AUC: answerable (bench) vs each off-topic group, and pseudo vs negatives (what a fit sees)
         aucs: dict[str, dict[str, float | None]] = {}
         # each off-topic set against the answerable questions of its own language(s): similarities sit lower in English
-        same = lambda rs: [a for a in answerable if sum(r["lang"] == a["lang"] for r in rs) >= 0.2 * len(rs)]  # noqa: E731
+        same = lambda rs, answerable=answerable: [a for a in answerable if sum(r["lang"] == a["lang"] for r in rs) >= 0.2 * len(rs)]
         cols = {"pseudo vs negatives": (pos, neg), **{f"answerable vs {g}": (same(rs), rs) for g, rs in off.items()}}
         for f in feats:
             aucs[f] = {c: auc(np.array([r[f] for r in a]), np.array([r[f] for r in b])) for c, (a, b) in cols.items()}
         lines += [f"### {corpus}: {head['chunks']} chunks", "",
-                  f"AUC (higher = the feature is higher for the first set; answerable = the {len(answerable)} bench questions "
-                  "the corpus answers, those of the off-topic set's language)", "",
+                  (f"AUC (higher = the feature is higher for the first set; answerable = the {len(answerable)} bench questions "
+                  "the corpus answers, those of the off-topic set's language)"), "",
                   "| feature | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
         lines += [f"| {f} | " + " | ".join(str(aucs[f][c]) for c in cols) + " |" for f in feats]
         lines.append("")
         # oracle: the threshold chosen on these very questions (an upper bound for a single feature, not a rule)
-        sign = lambda f: -1.0 if f.startswith("absent") else 1.0  # noqa: E731  (absent words: lower is answerable)
+        sign = lambda f: -1.0 if f.startswith("absent") else 1.0
         orc = {f: {c: oracle(sign(f) * np.array([r[f] for r in a]), sign(f) * np.array([r[f] for r in b])) for c, (a, b) in cols.items()
                    if c != "pseudo vs negatives"} for f in feats}
         ocols = [c for c in cols if c != "pseudo vs negatives"]
-        lines += ["Oracle: off-topic share refused by the feature alone at a threshold chosen on these questions to refuse "
-                  "≤ 5 % of the answerable ones (an upper bound, not a rule)", "",
+        lines += [("Oracle: off-topic share refused by the feature alone at a threshold chosen on these questions to refuse "
+                  "≤ 5 % of the answerable ones (an upper bound, not a rule)"), "",
                   "| feature | " + " | ".join(ocols) + " |", "|---" * (len(ocols) + 1) + "|"]
         lines += [f"| {f} | " + " | ".join(str(orc[f][c]) for c in ocols) + " |" for f in feats]
         lines.append("")
@@ -309,8 +310,8 @@ def analyse() -> None:
         for rname, refuses in rr.items():
             table[rname] = {g: round(sum(map(refuses, rs)) / len(rs), 3) for g, rs in groups.items()}
         names = list(groups)
-        lines += ["Refused share per question set (rules fitted on this corpus' negatives and pseudo-questions only; "
-                  "the first two columns are what they were fitted on)", "",
+        lines += [("Refused share per question set (rules fitted on this corpus' negatives and pseudo-questions only; "
+                  "the first two columns are what they were fitted on)"), "",
                   "| rule | " + " | ".join(f"{g} ({'answerable' if groups[g][0]['answerable'] else 'off-topic'}, "
                                             f"n={len(groups[g])})" for g in names) + " |",
                   "|---" * (len(names) + 1) + "|"]
@@ -323,10 +324,10 @@ def analyse() -> None:
             ("samples+real", "scifact questions (off-topic)"), ("jsquad-half", "other articles' questions (off-topic)"),
             ("squad2-half", "other articles' questions (off-topic)")]
     summary = ["## Summary: the off-topic sets the gate fails today", "",
-               "Oracle = refused by the feature alone at the threshold (chosen on these questions) that refuses ≤ 5 % "
-               "of the corpus' answerable questions of that language: how well the feature separates, not a rule.", "",
-               "| corpus | off-topic set | gate today | oracle sim (chunk) | oracle s_sim (sentence) | oracle s_score | "
-               "oracle absent |", "|---|---|---|---|---|---|---|"]
+               ("Oracle = refused by the feature alone at the threshold (chosen on these questions) that refuses ≤ 5 % "
+               "of the corpus' answerable questions of that language: how well the feature separates, not a rule."), "",
+               ("| corpus | off-topic set | gate today | oracle sim (chunk) | oracle s_sim (sentence) | oracle s_score | "
+               "oracle absent |"), "|---|---|---|---|---|---|---|"]
     summary[-2] = summary[-2] + (" oracle logistic, chunk features | oracle logistic, chunk + sentence | "
                                  "logistic 5-fold held-out, chunk (answerable refused) | logistic 5-fold held-out, chunk + sentence (answerable refused) |")
     summary[-1] += "---|---|---|---|"
@@ -339,7 +340,7 @@ def analyse() -> None:
             for fs in (CHUNK_FEATURES, CHUNK_FEATURES + SENTENCE_FEATURES):
                 # in-sample: fitted on these very questions (an upper bound for a linear rule on these features)
                 w, mu, sd, cut = logistic(a_rows, b_rows, fs)
-                z = lambda r, w=w, mu=mu, sd=sd, fs=fs: float(((np.array([r[f] for f in fs]) - mu) / sd) @ w[1:] + w[0])  # noqa: E731
+                z = lambda r, w=w, mu=mu, sd=sd, fs=fs: float(((np.array([r[f] for f in fs]) - mu) / sd) @ w[1:] + w[0])
                 lr.append(round(float(np.mean([z(r) < cut for r in b_rows])), 3))
             cv = [crossfit(a_rows, b_rows, fs) for fs in (CHUNK_FEATURES, CHUNK_FEATURES + SENTENCE_FEATURES)]
             result[corpus].setdefault("oracle_logistic", {})[g] = lr
