@@ -30,8 +30,7 @@ VARIANTS = ("off", "on")
 
 def measure(variant: str, real: bool, shared: str) -> dict[str, Any]:
     from kotae.search import synonyms
-    if variant == "off":
-        synonyms.WORKPLACE = None
+    synonyms.WORKPLACE = synonyms.WORKPLACE_FILE if variant == "on" else None
     import answers
     import crossling
 

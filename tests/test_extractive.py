@@ -49,8 +49,8 @@ def test_passages_shown_to_people_have_pdf_line_breaks_mended_and_items_kept():
 def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credit():
     from kotae.answer.ask import _term_groups
     from kotae.answer.extractive import KEYWORD_WEIGHT, SYNONYM_CREDIT, score
-    from kotae.search.synonyms import matches, on_demand
-    syn = on_demand()
+    from kotae.search.synonyms import Synonyms, matches, parse
+    syn = Synonyms.from_rows(parse(["1\t0\tゴルフ", "1\t0\tgolf"]))
     q = ["golf", "limit"]
     sents = [["ゴルフ", "接待", "上限"], ["タクシー", "上限"], ["golf", "limit"]]
     groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in sents]

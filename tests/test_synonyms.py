@@ -121,8 +121,19 @@ def test_workplace_groups_join_colloquial_formal_and_english_words():
     rows = workplace_rows(["# a comment", "解雇, クビ, dismissal", "", "副業, バイト, side job"])
     assert {g for g, _, _ in rows} == {WORKPLACE_BASE + 1, WORKPLACE_BASE + 2}  # comments and blanks skipped
     assert (WORKPLACE_BASE + 2, 0, tuple(analyze("side job"))) in rows  # every entry expands (flag 0)
-    syn = bundled()  # the shipped workplace.txt is part of the bundled groups
+    from kotae.search.synonyms import WORKPLACE_FILE
+    with open(WORKPLACE_FILE, encoding="utf-8") as f:  # the shipped groups (off by default, measured)
+        syn = Synonyms.from_rows(workplace_rows(f.readlines()))
     found = {g for _, _, g in matches(analyze("クビになるのはどんな場合？"), syn, query=True)}
     assert any(("解雇",) in syn.groups[g] for g in found)
     found = {g for _, _, g in matches(analyze("Can I have a side job?"), syn, query=True)}
     assert any(("副業",) in syn.groups[g] for g in found)
+
+
+def test_a_question_word_a_passage_holds_as_its_synonym_counts_as_held():
+    from kotae.search.synonyms import held_through_groups
+    syn = Synonyms.from_rows(ROWS)
+    q = analyze("残業の割増率")
+    assert held_through_groups(q, analyze("時間外労働の割増率は25%"), syn) == ["残業"]
+    assert held_through_groups(q, analyze("残業の割増率"), syn) == []  # held as itself
+    assert held_through_groups(q, analyze("休日労働の割増率"), syn) == []  # another group

@@ -26,7 +26,14 @@ from kotae.search.langslots import LangStats, place_other
 from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
-from kotae.search.synonyms import PREFIX, expansion_phrases, group_terms, matches, on_demand
+from kotae.search.synonyms import (
+    PREFIX,
+    expansion_phrases,
+    group_terms,
+    held_through_groups,
+    matches,
+    on_demand,
+)
 from kotae.store.base import Filter, Store
 from kotae.types import Chunk, Hit
 
@@ -45,6 +52,9 @@ class SearchResult:
     timings_ms: dict[str, float]
     query_vector: np.ndarray | None = None
     notices: tuple[str, ...] = ()  # e.g. why hybrid+rerank fell back to hybrid
+
+
+COVERAGE_SYNONYMS = True
 
 
 class Searcher:
@@ -280,7 +290,10 @@ class Searcher:
                          n_chunks: int) -> float:
         """How much of the question's rare words the best three keyword hits hold (scales the keyword weight)."""
         top = self.store.chunks([r for r, _ in keyword[:3]])
-        return coverage(terms, [analyze(c.text) for c in top.values()], df, n_chunks)
+        passages = [analyze(c.text) for c in top.values()]
+        if self.settings.synonyms and COVERAGE_SYNONYMS:  # a word held as its synonym is covered
+            passages = [p + held_through_groups(terms, p, on_demand()) for p in passages]
+        return coverage(terms, passages, df, n_chunks)
 
     def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
                 chunks: dict[int, Chunk]) -> tuple[list[tuple[int, float]], dict[int, float]]:
