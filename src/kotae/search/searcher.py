@@ -54,6 +54,8 @@ class SearchResult:
     notices: tuple[str, ...] = ()  # e.g. why hybrid+rerank fell back to hybrid
 
 
+# keyword coverage (the keyword arm's weight in fusion) counts a word a hit holds as its synonym: measured on, off as
+# the baseline of bench/coverage_synonyms.py
 COVERAGE_SYNONYMS = True
 
 
