@@ -41,6 +41,7 @@ def main() -> int:
     ap.add_argument("--limit-queries", type=int)
     ap.add_argument("--workplace", action="store_true", help="with kotae's workplace synonym groups (off by default)")
     ap.add_argument("--golden-only", action="store_true", help="skip the BEIR sets")
+    ap.add_argument("--real", action="store_true", help="also bench/golden/users-real.jsonl over its real files")
     args = ap.parse_args()
     from kotae.search import synonyms
     synonyms.WORKPLACE = synonyms.WORKPLACE_FILE if args.workplace else None
@@ -55,6 +56,13 @@ def main() -> int:
             searcher.COVERAGE_SYNONYMS = flag
             golden[flag] = crossling.run(k, sets, {"hybrid": SearchSettings()})["hybrid"]
         k.close()
+        if args.real:
+            real = {n: crossling.items_of(p) for n, p in crossling.REAL.items()}
+            with crossling._real_index(os.path.join(tmp, "real"), args.data, embedder) as kr:
+                for flag in FLAGS:
+                    searcher.COVERAGE_SYNONYMS = flag
+                    golden[flag].update(crossling.run(kr, real, {"hybrid": SearchSettings()})["hybrid"])
+            sets.update(real)
     lines = ["Golden sets over samples/docs (hybrid):", "",
              "| split | category | n | hit@1 off | hit@1 on | nDCG@10 off | nDCG@10 on |", "|---|---|---|---|---|---|---|"]
     cats = sorted({it.category for its in sets.values() for it, _ in its})
