@@ -35,6 +35,7 @@ from kotae.ingest import read_document
 from kotae.pipeline import discover
 from kotae.search import Searcher
 from kotae.search.analyze import analyze
+from kotae.search.synonyms import Synonyms, bundled, with_group_terms
 from kotae.store import open_store
 from kotae.types import Chunk, DocumentInfo
 
@@ -49,20 +50,28 @@ def sentences() -> list[str]:
     return out
 
 
-def build(store, n: int, dim: int, pool: list[str], rng: random.Random) -> None:
-    per_doc = 1000
+def build(store, n: int, dim: int, pool: list[str], rng: random.Random,  # type: ignore[no-untyped-def]
+          table: Synonyms | None = None) -> None:
+    """`n` chunks of three sample sentences each, random unit vectors, the keyword text as `kotae index` writes
+    it: analysed tokens plus the synonym group terms of a new index (store meta synonym_terms = 1), so questions
+    search by group terms, as they do on any index made since index-side synonyms (`table`: the bundled groups
+    unless given)."""
+    table = table or bundled()
     nprng = np.random.default_rng(0)
-    for d in range(0, n, per_doc):
-        k = min(per_doc, n - d)
-        texts = [" ".join(rng.choice(pool) for _ in range(3)) + f" 文書{d + i}" for i in range(k)]
+    analysed = {s: " ".join(analyze(s)) for s in pool}  # sentences repeat: analyse each once
+    for d in range(0, n, 1000):
+        k = min(1000, n - d)
+        picks = [[rng.choice(pool) for _ in range(3)] for _ in range(k)]
+        texts = [" ".join(p) + f" 文書{d + i}" for i, p in enumerate(picks)]
+        keyword = [with_group_terms(" ".join(analysed[s] for s in p) + f" 文書 {d + i}", table)
+                   for i, p in enumerate(picks)]
         info = DocumentInfo(f"syn{d}", f"/synthetic/{d}.txt", f"synthetic-{d}.txt", "text", "x", 1, k, "mixed",
                             "2026-01-01T00:00:00+00:00")
-        chunks = [Chunk(f"s{d + i}", info.id, info.file, 1, (), t, 0, len(t), "mixed", i)
-                  for i, t in enumerate(texts)]
+        chunks = [Chunk(f"s{d + i}", info.id, info.file, 1, (), t, 0, len(t), "mixed", i) for i, t in enumerate(texts)]
         v = nprng.standard_normal((k, dim)).astype(np.float32)
         v /= np.linalg.norm(v, axis=1, keepdims=True)
-        store.write_document(info, ["synthetic"], chunks, [f"h{d + i}" for i in range(k)], v,
-                             [" ".join(analyze(t)) for t in texts])
+        store.write_document(info, ["synthetic"], chunks, [f"h{d + i}" for i in range(k)], v, keyword)
+    store.set_meta("synonym_terms", "1")
 
 
 def main() -> int:
