@@ -35,6 +35,10 @@ def test_an_expression_of_the_asked_kind_and_counter():
     assert checks.holds("基本給の2ヶ月分を支給する", "number", "か月分")
     assert not checks.holds("7月支給分については前年10月1日から", "number", "か月分")
     assert checks.holds("定員は5名です", "number", "人")
+    # a year is a date, a form number is not (i1040nr.pdf: "When is Form 1040-NR due?")
+    assert checks.holds("file Form 1040NR by June 16, 2008.", "date") and checks.holds("施行は2024年", "date")
+    assert not checks.holds("Estimated tax paid with Form 1040-ES or Form 1040-ES (NR).", "date")
+    assert not checks.holds("ヘルプデスク（内線2100）へ連絡してください", "date")
 
 
 def test_a_question_that_asks_two_things_has_two_parts():

@@ -60,3 +60,12 @@ def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credi
     with_syn = score(np.zeros(2), vecs, q, sents, [0, 0, 0], df, 10, _term_groups(q, syn), groups)
     assert plain[0] == plain[1] == 0.0 and plain[2] == KEYWORD_WEIGHT  # ゴルフ is not "golf" by its letters
     assert with_syn[0] == KEYWORD_WEIGHT * SYNONYM_CREDIT / 2 and with_syn[1] == 0.0 and with_syn[2] == plain[2]
+
+
+def test_a_sentence_repeated_in_two_passages_is_said_once():
+    cands = candidates(["（1）正当な理由なく無断欠勤が3日以上に及ぶとき", "（1）正当な理由なく無断欠勤が3日以上に及ぶとき\n"
+                        "（2）正当な理由なくしばしば遅刻したとき"])
+    texts = [c.text for c in cands]
+    scores = np.array([0.9 if "無断" in t else 0.89 for t in texts])
+    chosen = [c.text for c in pick(cands, scores)]
+    assert len(chosen) == len({"".join(t.split()) for t in chosen}) == 2

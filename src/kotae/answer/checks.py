@@ -57,7 +57,7 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(rf"{_DIGIT}\s*(?:月|日|年|週|営業日|か月|ヶ月)|{_KANJI_NUM}+\s*(?:月|日|年)|曜日?|毎月|毎年|毎週|"
                    rf"翌|前日|当日|まで|以内|前に|後に|時点|とき|際|"
                    rf"{_MONTHS}|\b(?:day|days|week|weeks|month|months|year|years|quarter|annual|annually|before|"
-                   rf"after|within|until|by the)\b|{_DIGIT}{{4}}", re.IGNORECASE)),
+                   rf"after|within|until|by the)\b|(?<![0-9０-９])(?:1[89]|20)[0-9]{{2}}(?![0-9０-９])", re.IGNORECASE)),
 }
 
 

@@ -160,12 +160,21 @@ def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
          keep_ratio: float = 0.97, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
     """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order (those for which
     `first` holds, e.g. the ones holding the asked amount, before the others); a sentence that introduces a
-    list (次の…/以下の…/as follows/:) comes with its items."""
+    list (次の…/以下の…/as follows/:) comes with its items. A sentence that repeats a chosen one word for word
+    (the same line in two passages) is left out."""
     if not len(cands):
         return []
     order = np.argsort(-scores, kind="stable")
     best = scores[order[0]]
-    chosen = [cands[i] for i in order[:max_sentences] if scores[i] >= best * keep_ratio]
+    chosen: list[Candidate] = []
+    seen: set[str] = set()
+    for i in order:
+        if len(chosen) == max_sentences or scores[i] < best * keep_ratio:
+            break
+        said = "".join(cands[i].text.split())
+        if said not in seen:
+            seen.add(said)
+            chosen.append(cands[i])
     return with_items(sorted(chosen, key=lambda c: (first is not None and not first(c), c.source, c.start)), cands)
 
 
