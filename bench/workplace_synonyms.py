@@ -25,12 +25,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import golden_splits, hash_split, machine, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VARIANTS = ("off", "on")
+# "on": the groups in the index and the questions' keyword search (the default); "on+sentences": also in the
+# extractive sentence choice's synonym credit (kotae.answer.ask.SENTENCE_WORKPLACE)
+VARIANTS = ("off", "on", "on+sentences")
 
 
 def measure(variant: str, real: bool, shared: str) -> dict[str, Any]:
     from kotae.search import synonyms
-    synonyms.WORKPLACE = synonyms.WORKPLACE_FILE if variant == "on" else None
+    import kotae.answer.ask as ask_module
+    synonyms.WORKPLACE = synonyms.WORKPLACE_FILE if variant != "off" else None
+    ask_module.SENTENCE_WORKPLACE = variant == "on+sentences"
     import answers
     import crossling
 
@@ -81,7 +85,7 @@ def main() -> int:
         for it, split in its:
             for g in (f"{name} all/{split}", f"(pooled) {it.category}/{split}", f"(pooled) all/{split}"):
                 groups[g].append(it.id)
-    cols = [(v, arm) for arm in ("hybrid", "keyword") for v in VARIANTS]
+    cols = [(v, arm) for arm in ("hybrid", "keyword") for v in VARIANTS[:2]]  # on+sentences retrieves as on
     lines = []
     for metric in ("hit@1", "ndcg@10"):
         lines += [f"Retrieval {metric}:", "", "| group | n | " + " | ".join(f"{a} {v}" for v, a in cols) + " |",
@@ -95,14 +99,14 @@ def main() -> int:
     for v in VARIANTS:
         for r in res[v]["answers"]:
             cells[(r["set"], r["split"])][v].append(r["correct"])
-    lines += ["Extractive answers phrase-correct (hybrid, top 5):", "", "| set | split | n | off | on |",
-              "|---|---|---|---|---|"]
+    lines += ["Extractive answers phrase-correct (hybrid, top 5):", "",
+              "| set | split | n | " + " | ".join(VARIANTS) + " |", "|---" * (3 + len(VARIANTS)) + "|"]
     for (s, sp), by in sorted(cells.items()):
         lines.append(f"| {s} | {sp} | {len(by['off'])} | " + " | ".join(
             f"{sum(by[v]) / len(by[v]):.3f}" for v in VARIANTS) + " |")
     m = machine()
-    head = (f"kotae's workplace synonym groups off / on, each with its own fresh index of samples/docs (indexing "
-            f"{res['off']['index_s']:.0f} s / {res['on']['index_s']:.0f} s), default settings, top 10, rule 'either', "
+    head = (f"kotae's workplace synonym groups off / on / on+sentences (also in the extractive sentence choice), each with its own fresh index of samples/docs (indexing "
+            f"{' / '.join(str(round(res[v]['index_s'])) for v in VARIANTS)} s), default settings, top 10, rule 'either', "
             f"answerable questions. Run {time.perf_counter() - t0:.0f} s. Machine: {m['cpu']}, {m['cores']} cores. "
             f"Command: `python bench/workplace_synonyms.py {' '.join(sys.argv[1:])}`.\n\n")
     write("workplace_synonyms", {"machine": m, "results": res}, head + "\n".join(lines))

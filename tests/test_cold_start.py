@@ -61,11 +61,11 @@ def test_bundled_synonyms_from_the_cache_equal_the_parsed_table(tmp_path, monkey
     synonyms.bundled.cache_clear()
     try:
         parsed = synonyms.bundled()  # parses and writes the cache
-        assert os.path.exists(synonyms._memo_path())
+        assert os.path.exists(synonyms._memo_path(synonyms.WORKPLACE))
         synonyms.bundled.cache_clear()
         cached = synonyms.bundled()
         assert cached == parsed and cached is not parsed
-        with open(synonyms._memo_path(), "wb") as fh:
+        with open(synonyms._memo_path(synonyms.WORKPLACE), "wb") as fh:
             fh.write(b"not marshal")  # a damaged cache is parsed again
         synonyms.bundled.cache_clear()
         assert synonyms.bundled() == parsed

@@ -24,6 +24,11 @@ from kotae.types import Answer, Hit, Source
 
 __all__ = ["Event", "ask", "ask_stream", "dont_know"]
 
+# The sentence choice credits synonyms from Sudachi's groups only: kotae's broader workplace groups (手当 ↔ 支給,
+# 有休 ↔ 年次有給休暇) widen retrieval, but in the sentence choice they favour a sentence that restates the
+# question's term over the one that answers it (bench/workplace_synonyms.py, fit halves).
+SENTENCE_WORKPLACE = False
+
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
         flt: Filter | None = None, llm: LLM | None = None) -> Answer:
@@ -160,7 +165,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     terms = [t for toks in part_tokens for t in toks] + [t for ws in part_words for _, ts in ws for t in ts]
     df, n = searcher.store.document_frequencies(list(dict.fromkeys(terms)))
     cand_tokens = [analyze(c.text) for c in cands]
-    syn = on_demand() if searcher.settings.synonyms else None
+    syn = on_demand(workplace=SENTENCE_WORKPLACE) if searcher.settings.synonyms else None
     cand_groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in cand_tokens] if syn else None
     sources = [c.source for c in cands]
     out = []

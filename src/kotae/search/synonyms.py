@@ -9,7 +9,7 @@ flag is honoured: an entry with flag 1 never starts an expansion from a question
 document (it is what another entry expands to); flag 2 entries are not bundled.
 
 kotae's own workplace groups (kotae/data/synonyms/workplace.txt: クビ ↔ 解雇, "side job" ↔ 副業, numbered from
-WORKPLACE_BASE) join the same tables when WORKPLACE names that file (measured and left off).
+WORKPLACE_BASE) join the same tables while WORKPLACE names that file (the default).
 """
 from __future__ import annotations
 
@@ -26,9 +26,11 @@ MEMO_FORMAT = 2  # bump when the parsed tables change shape or content rules (fr
 PREFIX = "syn"  # group terms: syn<group number>; FTS5 and the PostgreSQL store keep them as one term
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "synonyms", "synonyms.tsv.gz")
 WORKPLACE_FILE = os.path.join(os.path.dirname(DATA), "workplace.txt")
-# kotae's own workplace groups, measured and left off (bench/README.md, "workplace_synonyms.py": retrieval up,
-# extractive answers down on the held-out halves, keyword search slower): None is Sudachi's groups only
-WORKPLACE: str | None = None
+# kotae's own workplace groups, in the index and the questions' keyword search (bench/README.md,
+# "workplace_synonyms.py": retrieval up on the fit and held-out halves and on golden-users3, written before they
+# were measured on it); the extractive sentence choice keeps Sudachi's groups (kotae.answer.ask). None: Sudachi's
+# groups only.
+WORKPLACE: str | None = WORKPLACE_FILE
 WORKPLACE_BASE = 900000
 # Entries that are a single one-character kana token match particles and fragments, not words.
 _KANA = range(0x3040, 0x30FF + 1)
@@ -83,11 +85,13 @@ def workplace_rows(lines: Sequence[str]) -> list[tuple[int, int, tuple[str, ...]
     return rows
 
 
-@lru_cache(maxsize=1)
-def bundled() -> Synonyms:
-    """The bundled dictionary (loaded once per process; parsed once per installation: the parsed tables are
-    kept in the user's cache, `marshal`led, which loads ~8x faster than parsing the table again)."""
-    memo = _memo_path()
+@lru_cache(maxsize=2)
+def bundled(workplace: bool = True) -> Synonyms:
+    """The bundled dictionary, with kotae's workplace groups when WORKPLACE names them (`workplace` False:
+    Sudachi's groups alone). Loaded once per process; parsed once per installation: the parsed tables are
+    kept in the user's cache, `marshal`led, which loads ~8x faster than parsing the table again."""
+    extra = WORKPLACE if workplace else None
+    memo = _memo_path(extra)
     try:
         with open(memo, "rb") as fh:
             entries, groups, prefixes = marshal.load(fh)
@@ -96,8 +100,8 @@ def bundled() -> Synonyms:
         pass
     with gzip.open(DATA, "rt", encoding="utf-8") as f:
         rows = parse(f.readlines())
-    if WORKPLACE:
-        with open(WORKPLACE, encoding="utf-8") as f:
+    if extra:
+        with open(extra, encoding="utf-8") as f:
             rows += workplace_rows(f.readlines())
     syn = Synonyms.from_rows(rows)
     try:
@@ -133,21 +137,21 @@ def _key(key: object) -> str | int:
     return "\x1f".join(key) if isinstance(key, tuple) else key  # type: ignore[return-value]
 
 
-@lru_cache(maxsize=1)
-def on_demand() -> Synonyms:
-    """The bundled dictionary for questions: its entries looked up one by one in an SQLite copy kept in the user
-    cache (built once per installation from `bundled`), so a one-shot `kotae ask` does not load all of it
-    (bench/cold_start.py). Indexing uses `bundled` (every chunk looks up many runs)."""
+@lru_cache(maxsize=2)
+def on_demand(workplace: bool = True) -> Synonyms:
+    """The bundled dictionary for questions (`workplace` as `bundled`): its entries looked up one by one in an
+    SQLite copy kept in the user cache (built once per installation from `bundled`), so a one-shot `kotae ask`
+    does not load all of it (bench/cold_start.py). Indexing uses `bundled` (every chunk looks up many runs)."""
     import sqlite3
 
-    path = _memo_path().removesuffix(".marshal") + ".sqlite3"
+    path = _memo_path(WORKPLACE if workplace else None).removesuffix(".marshal") + ".sqlite3"
     if not os.path.exists(path):
-        _build(path, bundled())
+        _build(path, bundled(workplace))
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
     except sqlite3.Error:
-        return bundled()
+        return bundled(workplace)
     return Synonyms(_Table(db, "entries"), _Table(db, "groups"), _Table(db, "prefixes"))  # type: ignore[arg-type]
 
 
@@ -171,11 +175,11 @@ def _build(path: str, syn: Synonyms) -> None:
         pass
 
 
-def _memo_path() -> str:
-    # named by the table's and this module's size and mtime, MEMO_FORMAT and Python's marshal version: any
-    # change to one of them reads the table again
+def _memo_path(workplace: str | None) -> str:
+    # named by the table's, the workplace groups' (when used) and this module's size and mtime, MEMO_FORMAT and
+    # Python's marshal version: any change to one of them reads the table again
     st, code = os.stat(DATA), os.stat(__file__)
-    extra = f"-w{os.stat(WORKPLACE).st_size}-{os.stat(WORKPLACE).st_mtime_ns}" if WORKPLACE else "-w0"
+    extra = f"-w{os.stat(workplace).st_size}-{os.stat(workplace).st_mtime_ns}" if workplace else "-w0"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     key = f"{st.st_size}-{st.st_mtime_ns}-{code.st_size}-{code.st_mtime_ns}{extra}-{MEMO_FORMAT}-{sys.version_info[0]}{sys.version_info[1]}-{marshal.version}"
     return os.path.join(base, "kotae", f"synonyms-{key}.marshal")
