@@ -48,6 +48,10 @@ CREATE TABLE embeddings(text_hash text PRIMARY KEY, vector vector NOT NULL);
 CREATE TABLE keyword_terms(term text PRIMARY KEY, chunks int NOT NULL);
 """),
     (2, conversations.SCHEMA),  # conversations, their messages and answer feedback
+    # A chunk's vector stays in its row (a 384-d one is 1.5 kB, the row ~2.5 kB): out of line (TOAST, the
+    # default above 2 kB) every exact scan and every hit read the vector through the TOAST index, 3–4x
+    # slower at 10k chunks (bench/results/pg_build.md). Rows written before keep theirs until rewritten.
+    (3, "ALTER TABLE chunks SET (toast_tuple_target = 8160)"),
 ]
 LATEST = MIGRATIONS[-1][0]
 
