@@ -1,6 +1,7 @@
 """The PostgreSQL store's HNSW build, variants side by side on one table, and the exact scan's row layout.
 
     nice -n 10 python bench/pg_build.py [--n 100000] [--rounds 2] [--variants base,w0,half,...] [--exact-n 10000]
+        [--out pg_build]
 
 Part 1 (--n chunks, bench/postgres.py's synthetic corpus written through the store's bulk path with no
 HNSW index): each variant's index is dropped and built on the same `chunks` table, the variants
@@ -205,6 +206,7 @@ def main() -> int:
     ap.add_argument("--target", type=float, default=0.98)
     ap.add_argument("--exact-n", type=int, default=10_000, help="part 2's size (0: skip)")
     ap.add_argument("--database-url")
+    ap.add_argument("--out", default="pg_build", help="results name under bench/results (default %(default)s)")
     args = ap.parse_args()
     names = args.variants.split(",")
     payload: dict = {"settings": vars(args), "variants": {v: VARIANTS[v] for v in names}}  # type: ignore[type-arg]
@@ -218,7 +220,7 @@ def main() -> int:
             payload["build"] = part_build(base_url, args.n, names, args.rounds, args.queries)
             payload["build"]["chosen"] = chosen(payload["build"], args.target)
     payload["machine"] = {**mach, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
-    write("pg_build", payload, markdown(payload))
+    write(args.out, payload, markdown(payload))
     return 0
 
 
