@@ -152,8 +152,8 @@ def part_build(base_url: str, n: int, names: list[str], rounds: int, queries: in
 
 
 def part_exact(base_url: str, n: int, queries: int) -> dict:  # type: ignore[type-arg]
-    from postgres import Precomputed, query_latency
     from latency import ROOT
+    from postgres import Precomputed, query_latency
 
     from kotae.embed import get_embedder
     from kotae.eval import load_golden
@@ -226,8 +226,8 @@ def main() -> int:
 
 def markdown(p: dict) -> str:  # type: ignore[type-arg]
     st, mach = p["settings"], p["machine"]
-    lines = [f"Machine: {mach['cpu']}, {mach['cores']} cores, load average {mach['loadavg_1_5_15']} at start, "
-             f"{mach['load_average_at_end']} at end; commit {mach['commit']}.", ""]
+    lines = [(f"Machine: {mach['cpu']}, {mach['cores']} cores, load average {mach['loadavg_1_5_15']} at start, "
+              f"{mach['load_average_at_end']} at end; commit {mach['commit']}."), ""]
     if "build" in p:
         b = p["build"]
         lines += [(f"**HNSW build** on the store's `chunks` table, {st['n']:,} synthetic chunks (bench/postgres.py's "
@@ -255,8 +255,8 @@ def markdown(p: dict) -> str:  # type: ignore[type-arg]
         lines += [(f"**Exact scan, vector out of line vs in the row**: {st['exact_n']:,} chunks, no HNSW index; "
                    f"the store's dense_search (k 50) p50 over {st['queries']} queries, and Searcher.search p50 / "
                    "p95 ms (60 golden questions, query embedding excluded) with its dense and keyword stages."), "",
-                  "| layout | ingest s | heap MB | TOAST MB | dense_search p50 | search dense mode p50 / p95 (dense, "
-                  "keyword stage) | search hybrid p50 / p95 (dense, keyword stage) |", "|---|---|---|---|---|---|---|"]
+                  ("| layout | ingest s | heap MB | TOAST MB | dense_search p50 | search dense mode p50 / p95 (dense, "
+                   "keyword stage) | search hybrid p50 / p95 (dense, keyword stage) |"), "|---|---|---|---|---|---|---|"]
         for layout, r in p["exact"].items():
             s = r["search"]
             cells = [f"{s[m]['p50_ms']} / {s[m]['p95_ms']} ({s[m]['dense_p50_ms']}, {s[m]['keyword_p50_ms']})"
