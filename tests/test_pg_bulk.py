@@ -145,3 +145,91 @@ def test_a_small_index_has_no_hnsw_index_until_it_grows(pg_url, monkeypatch):
 
 def astuple(d: DocumentWrite) -> tuple[object, ...]:
     return d.info, d.pages, d.chunks, d.text_hashes, d.vectors, d.keyword_text
+
+
+class RefusingSharedMemory:
+    """A connection whose server cannot give a parallel HNSW build its shared memory segment (as in a
+    container with a 64 MB /dev/shm): a CREATE INDEX with parallel workers allowed fails as PostgreSQL does."""
+
+    def __init__(self, conn) -> None:  # type: ignore[no-untyped-def]
+        self.conn = conn
+        self.builds: list[str] = []  # max_parallel_maintenance_workers at each CREATE INDEX
+
+    def transaction(self):  # type: ignore[no-untyped-def]
+        return self.conn.transaction()
+
+    def execute(self, sql, args=None):  # type: ignore[no-untyped-def]
+        if sql.startswith("CREATE INDEX"):
+            workers = self.conn.execute("SELECT current_setting('max_parallel_maintenance_workers')").fetchone()[0]
+            self.builds.append(workers)
+            if workers != "0":
+                from psycopg import errors
+
+                raise errors.DiskFull('could not resize shared memory segment "/PostgreSQL.1" to 1073741824 bytes: '
+                                      "No space left on device")
+        return self.conn.execute(sql, args)
+
+
+def test_the_hnsw_build_runs_in_one_process_where_the_server_refuses_its_shared_memory(pg_url):
+    from kotae.store import pg_schema
+
+    store = postgres.PostgresStore(pg_url)
+    store.bind_model("m")
+    store.write_document(*astuple(doc(4, 1)))
+    assert hnsw_oid(store) is None
+    with store._pool.connection() as conn:
+        refusing = RefusingSharedMemory(conn)
+        with conn.transaction():
+            pg_schema.build_hnsw(refusing, pg_schema.Hnsw())
+        assert refusing.builds == ["2", "0"]  # the server's default first, then the leader alone
+        assert conn.execute("SELECT current_setting('max_parallel_maintenance_workers')").fetchone()[0] == "2"
+    assert hnsw_oid(store) is not None
+    assert [r for r, _ in store.dense_search(doc(4, 1).vectors[2], 1)[0]] == [3]
+    store.close()
+
+
+def test_a_chunk_keeps_its_vector_in_its_row(pg_url):
+    """Not moved out of line (TOAST): an exact scan reads the vectors with the rows (bench/pg_build.py)."""
+    store = postgres.PostgresStore(pg_url)
+    store.bind_model("m")
+    store.write_document(*astuple(doc(3, 1, text="x" * 900, dim=384)))
+    options = store._rows("SELECT reloptions FROM pg_class WHERE oid = 'chunks'::regclass")[0][0]
+    assert "toast_tuple_target=8160" in options
+    toast = store._rows("SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'chunks'::regclass")[0][0]
+    assert toast == 0
+    store.close()
+
+
+def uses_hnsw(store: postgres.PostgresStore, order: str, q: np.ndarray) -> bool:
+    with store._pool.connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")  # a few rows: the planner would rather scan them
+        plan = conn.execute(f"EXPLAIN SELECT rowid FROM chunks ORDER BY {order} LIMIT 3", {"q": q}).fetchall()
+    return any("chunks_embedding_hnsw" in r[0] for r in plan)
+
+
+def test_the_hnsw_index_holds_halfvec_and_the_search_scores_with_the_full_vectors(pg_url, monkeypatch):
+    """The index is built over the vectors cast to halfvec (store.hnsw_halfvec), the search orders by that
+    expression so it uses it, and the hits' similarities are the full vectors' cosines; an index an older kotae
+    built over the vectors themselves is used as it is."""
+    from kotae.store import pg_schema
+
+    monkeypatch.setattr(postgres, "HNSW_MIN", 5)
+    store = postgres.PostgresStore(pg_url)
+    store.bind_model("m")
+    d = doc(8, 1)
+    store.write_document(*astuple(d))
+    definition = store._rows("SELECT pg_get_indexdef(to_regclass('chunks_embedding_hnsw'))")[0][0]
+    assert "halfvec(8)" in definition and "halfvec_cosine_ops" in definition
+    q = d.vectors[5]
+    assert uses_hnsw(store, pg_schema.hnsw_order(8, True), q)
+    hits, _ = store.dense_search(q, 3)
+    assert hits[0][0] == 6  # the sixth chunk, itself
+    exact = d.vectors @ q
+    assert [s for _, s in hits] == pytest.approx(sorted(exact, reverse=True)[:3], abs=1e-6)
+    with store._pool.connection() as conn:  # as an older kotae built it
+        conn.execute("DROP INDEX chunks_embedding_hnsw")
+        conn.execute("CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)")
+    assert uses_hnsw(store, pg_schema.hnsw_order(8, False), q)
+    assert not uses_hnsw(store, pg_schema.hnsw_order(8, True), q)
+    assert store.dense_search(q, 3)[0] == hits
+    store.close()

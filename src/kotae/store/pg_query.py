@@ -32,10 +32,11 @@ def filter_sql(flt: Filter) -> tuple[str, list[object]]:
 
 
 def exact_search(conn: Any, args: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Exact cosine top-k among the chunks of some documents (materialised first: no index can drop any)."""
+    """Exact cosine distance top-k among the chunks of some documents (materialised first: no index can
+    drop any), as (rowid, distance); the distance named once, so computed once a row."""
     rows: list[tuple[Any, ...]] = conn.execute(
         "WITH c AS MATERIALIZED (SELECT rowid, embedding FROM chunks WHERE doc_id = ANY(%(docs)s)) "
-        "SELECT rowid, 1 - (embedding <=> %(q)s) FROM c ORDER BY embedding <=> %(q)s, rowid LIMIT %(k)s",
+        "SELECT rowid, embedding <=> %(q)s AS d FROM c ORDER BY d, rowid LIMIT %(k)s",
         args).fetchall()
     return rows
 

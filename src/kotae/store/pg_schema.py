@@ -12,6 +12,8 @@ from kotae.store import conversations
 MIGRATE_LOCK = 0x6B6F7461_0001
 GLOBAL_LOCK = 0x6B6F7461_0002
 MIN_PGVECTOR = (0, 5, 0)  # HNSW indexes arrived in pgvector 0.5.0
+MIN_HALFVEC = (0, 7, 0)  # … halfvec in 0.7.0, indexable up to 4,000 dimensions
+HALFVEC_MAX_DIM = 4000
 BUILD_MEMORY = "1GB"  # maintenance_work_mem while building the HNSW index in one go
 
 MIGRATIONS: list[tuple[int, str]] = [
@@ -48,6 +50,10 @@ CREATE TABLE embeddings(text_hash text PRIMARY KEY, vector vector NOT NULL);
 CREATE TABLE keyword_terms(term text PRIMARY KEY, chunks int NOT NULL);
 """),
     (2, conversations.SCHEMA),  # conversations, their messages and answer feedback
+    # A chunk's vector stays in its row (a 384-d one is 1.5 kB, the row ~2.5 kB): out of line (TOAST, the
+    # default above 2 kB) every exact scan and every hit read the vector through the TOAST index, 3–4x
+    # slower at 10k chunks (bench/results/pg_build.md). Rows written before keep theirs until rewritten.
+    (3, "ALTER TABLE chunks SET (toast_tuple_target = 8160)"),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -169,7 +175,16 @@ class Hnsw:
     """The HNSW index's build parameters (store.hnsw_m, store.hnsw_ef_construction)."""
 
     m: int = 16
-    ef_construction: int = 64
+    ef_construction: int = 48
+    halfvec: bool = True  # the index holds the vectors as halfvec where pgvector can (store.hnsw_halfvec)
+
+
+def hnsw_order(dim: int | None, halfvec: bool, q: str = "%(q)s") -> str:
+    """What a query orders by to use the HNSW index: the cosine distance to the query vector, through the
+    index's own expression (the vectors cast to halfvec when the index holds them so)."""
+    if halfvec and dim:
+        return f"embedding::halfvec({int(dim)}) <=> {q}::halfvec({int(dim)})"
+    return f"embedding <=> {q}"
 
 
 def ensure_dimension(conn: Any, dim: int, index: Hnsw | None = Hnsw()) -> None:
@@ -198,13 +213,31 @@ def set_dimension(conn: Any, dim: int, index: Hnsw | None = Hnsw()) -> None:
 
 
 def build_hnsw(conn: Any, index: Hnsw = Hnsw()) -> None:
-    """Build the HNSW index (cosine) if it is missing."""
+    """Inside a transaction: build the HNSW index (cosine) if it is missing. pgvector ≥ 0.6 builds it with
+    the server's parallel maintenance workers (PostgreSQL's default 2), in a shared memory segment of
+    maintenance_work_mem; where the server cannot have one that large (a container's 64 MB /dev/shm) the
+    build is retried in the server process alone."""
+    import psycopg
+
     if _dimension(conn) is None:
         return
     # a build much slower once its graph outgrows maintenance_work_mem (~2.5 kB a 384-d vector)
     conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (BUILD_MEMORY,))
-    conn.execute("CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops) "
-                 f"WITH (m = {int(index.m)}, ef_construction = {int(index.ef_construction)})")
+    dim = _dimension(conn)
+    if index.halfvec and dim and dim <= HALFVEC_MAX_DIM and pgvector_version(conn) >= MIN_HALFVEC:
+        column = f"(embedding::halfvec({int(dim)})) halfvec_cosine_ops"
+    else:
+        column = "embedding vector_cosine_ops"
+    create = (f"CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING hnsw ({column}) "
+              f"WITH (m = {int(index.m)}, ef_construction = {int(index.ef_construction)})")
+    try:
+        with conn.transaction():  # a savepoint: a refused segment leaves the transaction usable
+            conn.execute(create)
+    except (psycopg.errors.DiskFull, psycopg.errors.OutOfMemory) as e:
+        if "shared memory" not in str(e):
+            raise
+        conn.execute("SELECT set_config('max_parallel_maintenance_workers', '0', true)")
+        conn.execute(create)
 
 
 def _dimension(conn: Any) -> int | None:

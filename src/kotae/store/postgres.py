@@ -76,7 +76,7 @@ class PostgresStore(Store):
         self.last_load: dict[str, Any] = {}  # what the last bulk load did (tests and bench/postgres.py read it)
 
     def configure(self, settings: StoreSettings) -> None:
-        self.hnsw = pg_schema.Hnsw(settings.hnsw_m, settings.hnsw_ef_construction)
+        self.hnsw = pg_schema.Hnsw(settings.hnsw_m, settings.hnsw_ef_construction, settings.hnsw_halfvec)
         self.ef_search = settings.hnsw_ef_search
         self.rebuild_share = settings.hnsw_rebuild_share
 
@@ -348,8 +348,12 @@ class PostgresStore(Store):
         if doc_ids is not None and not doc_ids:
             return [], 0.0
         with self._pool.connection() as conn, conn.transaction():
-            n_all, total, asked = conn.execute("SELECT chunks, vector_sum, current_setting('hnsw.ef_search', true) "
-                                               "FROM kotae_stats").fetchone()
+            # one statement: the totals, the connection's ef_search, and whether the HNSW index (by this or
+            # another process, of this or an older kotae) holds halfvec (an expression) or the vectors
+            n_all, total, asked, half, dim = conn.execute(
+                "SELECT chunks, vector_sum, current_setting('hnsw.ef_search', true), (SELECT indexprs IS NOT NULL "
+                "FROM pg_index WHERE indexrelid = to_regclass('chunks_embedding_hnsw')), "
+                "(SELECT value FROM kotae_meta WHERE key = 'dim') FROM kotae_stats").fetchone()
             n = n_all
             if doc_ids is not None:
                 n, total = conn.execute("SELECT coalesce(sum(chunks), 0), sum(vector_sum) FROM documents "
@@ -365,12 +369,15 @@ class PostgresStore(Store):
                 where = "" if doc_ids is None else "WHERE doc_id = ANY(%(docs)s)"
                 if doc_ids is not None and self._iterative:  # rows come nearly in order: sorted below
                     conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-                rows = conn.execute(f"SELECT rowid, 1 - (embedding <=> %(q)s) FROM chunks {where} "
-                                    "ORDER BY embedding <=> %(q)s LIMIT %(k)s", args).fetchall()
-                rows.sort(key=lambda r: (-r[1], r[0]))
+                # the full vectors' distance, named once so computed once a row; ordered by the index's own
+                # expression (with halfvec the candidates come in its order, then sorted by the full distance)
+                order = pg_schema.hnsw_order(int(dim), True) if half else "d"
+                rows = conn.execute(f"SELECT rowid, embedding <=> %(q)s AS d FROM chunks {where} "
+                                    f"ORDER BY {order} LIMIT %(k)s", args).fetchall()
+                rows.sort(key=lambda r: (-(1.0 - r[1]), r[0]))
                 if doc_ids is not None and len(rows) < min(k, n):
                     rows = exact_search(conn, args)  # the filter left too few of the approximate candidates
-        hits = [(int(r), float(s)) for r, s in rows]
+        hits = [(int(r), 1.0 - float(d)) for r, d in rows]  # cosine similarity
         mean = float(q @ array(total)) / n
         return hits, (hits[0][1] - mean) if hits else 0.0
 
