@@ -32,7 +32,8 @@ VARIANTS = ("off", "on", "on+sentences")
 
 def measure(variant: str, real: bool, shared: str) -> dict[str, Any]:
     from kotae.search import synonyms
-    import kotae.answer.ask as ask_module
+    import importlib
+    ask_module = importlib.import_module("kotae.answer.ask")  # the module (kotae.answer.ask is also a function)
     synonyms.WORKPLACE = synonyms.WORKPLACE_FILE if variant != "off" else None
     ask_module.SENTENCE_WORKPLACE = variant == "on+sentences"
     import answers
