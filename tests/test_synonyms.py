@@ -75,7 +75,8 @@ def test_colloquial_and_english_questions_find_the_rule(tmp_path, fake_embedder,
     index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings(synonym_terms=index_side))
     assert store.meta("synonym_terms") == ("1" if index_side else "0")
     on, off = Searcher(store, fake_embedder), Searcher(store, fake_embedder, SearchSettings(synonyms=False))
-    for q, word in (("残業したらどうなる", "時間外労働"), ("How is the salary paid?", "賃金")):
+    for q, word in (("残業したらどうなる", "時間外労働"), ("How is the salary paid?", "賃金"),
+                    ("有休って取れる？", "年次有給休暇")):  # the last through kotae's workplace groups
         found = [h.chunk.text for h in on.search(q, mode="keyword").hits]
         assert found and word in found[0], q
         assert off.search(q, mode="keyword").hits == [], q
@@ -122,12 +123,21 @@ def test_workplace_groups_join_colloquial_formal_and_english_words():
     assert {g for g, _, _ in rows} == {WORKPLACE_BASE + 1, WORKPLACE_BASE + 2}  # comments and blanks skipped
     assert (WORKPLACE_BASE + 2, 0, tuple(analyze("side job"))) in rows  # every entry expands (flag 0)
     from kotae.search.synonyms import WORKPLACE_FILE
-    with open(WORKPLACE_FILE, encoding="utf-8") as f:  # the shipped groups (off by default, measured)
+    with open(WORKPLACE_FILE, encoding="utf-8") as f:  # the shipped groups
         syn = Synonyms.from_rows(workplace_rows(f.readlines()))
     found = {g for _, _, g in matches(analyze("クビになるのはどんな場合？"), syn, query=True)}
     assert any(("解雇",) in syn.groups[g] for g in found)
     found = {g for _, _, g in matches(analyze("Can I have a side job?"), syn, query=True)}
     assert any(("副業",) in syn.groups[g] for g in found)
+
+
+def test_the_workplace_groups_are_searched_by_default_and_the_sentence_choice_keeps_sudachis():
+    from kotae.search.synonyms import WORKPLACE_BASE, on_demand
+    toks = analyze("有休は何日もらえる？")
+    assert any(g > WORKPLACE_BASE for _, _, g in matches(toks, bundled(), query=True))
+    assert any(g > WORKPLACE_BASE for _, _, g in matches(toks, on_demand(), query=True))
+    assert all(g < WORKPLACE_BASE for _, _, g in matches(toks, bundled(workplace=False), query=True))
+    assert all(g < WORKPLACE_BASE for _, _, g in matches(toks, on_demand(workplace=False), query=True))
 
 
 def test_a_question_word_a_passage_holds_as_its_synonym_counts_as_held():
