@@ -140,6 +140,20 @@ def test_two_columns_of_prose_are_not_a_table():
     assert find_tables(lines_from_words(words)) == []
 
 
+def test_three_narrow_columns_of_prose_are_not_a_table():
+    # i1040nr.pdf: three text columns of ~40 characters a line, each line short enough to pass for a cell
+    column = ["Documentation. You must attach", "acceptable proof of the withholding for",
+              "which you are claiming a refund. If you", "are claiming a refund of backup",
+              "withholding tax based on your status as", "a nonresident alien, you must attach a"]
+    words = []
+    for i, text in enumerate(column):
+        y = 100 + 12 * i
+        for x in (40, 220, 400):
+            for k, w in enumerate(text.split()):
+                words.append(Word(w, x + 24 * k, y, x + 24 * k + 20, y + 9, 9.0))
+    assert find_tables(lines_from_words(words)) == []
+
+
 COVER = ["UNITED STATES", "SECURITIES AND EXCHANGE COMMISSION", "FORM 10-Q",
          "For the quarterly period ended June 25, 2022", "Commission File Number: 001-36743", "EXAMPLE WIDGETS, INC.",
          "(Exact name of Registrant as specified in its charter)"]

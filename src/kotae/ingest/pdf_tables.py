@@ -123,12 +123,22 @@ def is_number(text: str) -> bool:
     return bool(_NUMBER.match(text.replace(" ", "")))
 
 
+PROSE_WORDS = 4  # a cell of this many words that starts in lower case continues a sentence of a text column
+
+
+def _running_text(c: Cell) -> bool:
+    """A cell that reads as a line of running text in a column (a sentence going on from the line above)."""
+    return len(c.text.split()) >= PROSE_WORDS and c.text[:1].isascii() and c.text[:1].islower()
+
+
 def _kind(line_cells: list[Cell]) -> str:
     """"row" (a label or value and figures), "grid" (three or more short cells) or "text"."""
     rest = line_cells[1:]
     if len(line_cells) < 2 or any(len(c.text) > MAX_CELL for c in rest) or any(
             ". . ." in c.text or set(c.text) <= {".", " "} for c in line_cells):
         return "text"  # prose, or a table of contents' dot leaders
+    if sum(_running_text(c) for c in line_cells) >= 2:
+        return "text"  # a line across two or more text columns (i1040nr.pdf's three), not a table row
     if any(is_number(c.text) for c in line_cells):
         return "row"
     return "grid" if len(line_cells) >= 3 else "text"

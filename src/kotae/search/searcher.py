@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import numpy as np
 
@@ -54,18 +52,6 @@ class SearchResult:
     timings_ms: dict[str, float]
     query_vector: np.ndarray | None = None
     notices: tuple[str, ...] = ()  # e.g. why hybrid+rerank fell back to hybrid
-
-
-# The keyword arm (analysis, BM25) runs in a worker thread beside the query embedding and the dense search: SQLite,
-# onnxruntime and numpy release the GIL, so a hybrid search takes about the longer arm, not their sum
-# (bench/latency_parallel.py); off is the sequential baseline.
-PARALLEL_ARMS = True
-
-
-@lru_cache(maxsize=1)
-def _arm_threads() -> ThreadPoolExecutor:
-    """Shared by every searcher of the process (the server searches from several threads at once)."""
-    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="kotae-keyword")
 
 
 # keyword coverage (the keyword arm's weight in fusion) counts a word a hit holds as its synonym: measured on, off as
@@ -126,9 +112,6 @@ class Searcher:
         doc_ids = None if flt is None or flt.empty else self.store.matching_documents(flt)
         n = max(s.candidates, top_k)
 
-        # Keyword search runs in every mode too (its ranks are reported and feed the gate), beside the dense arm.
-        keyword_arm = (_arm_threads().submit(self._keyword_arm, query, n, doc_ids) if PARALLEL_ARMS
-                       else None)
         # The query is embedded in every mode: the gate needs the top similarity.
         t1 = time.perf_counter()
         qvec = self.embedder.query(query) if vector is None else vector
@@ -147,8 +130,11 @@ class Searcher:
             if s.low_info_penalty > 0:
                 dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
         t["dense"] = _ms(t1) - t.get("embed_expansion", 0.0)
-        qtokens, keyword, t["keyword"] = (keyword_arm.result() if keyword_arm is not None
-                                          else self._keyword_arm(query, n, doc_ids))
+        t1 = time.perf_counter()
+        qtokens = analyze(query)
+        # Keyword search runs in every mode too: its ranks are reported and feed the gate.
+        keyword = self._keyword_search(qtokens, n, doc_ids)
+        t["keyword"] = _ms(t1)
 
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
@@ -200,13 +186,6 @@ class Searcher:
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
         return Arms(dense, keyword, self.keyword_coverage(terms, keyword, df, n_chunks), margin)
-
-    def _keyword_arm(self, query: str, n: int,
-                     doc_ids: set[str] | None) -> tuple[list[str], list[tuple[int, float]], float]:
-        """The question's search tokens, its keyword hits and the milliseconds they took."""
-        t1 = time.perf_counter()
-        qtokens = analyze(query)
-        return qtokens, self._keyword_search(qtokens, n, doc_ids), _ms(t1)
 
     def _keyword_search(self, qtokens: list[str], n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
         """BM25 of the question's tokens and, with synonyms on, its synonym expansion."""
