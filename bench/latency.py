@@ -50,6 +50,13 @@ def sentences() -> list[str]:
     return out
 
 
+def spread_questions(n: int) -> list[str]:
+    """`n` golden-set questions (samples/golden-ja and -en) spread evenly over the two sets."""
+    questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")
+                 for it in load_golden(os.path.join(ROOT, "samples", g))]
+    return questions[:: max(1, len(questions) // n)][:n]
+
+
 def build(store, n: int, dim: int, pool: list[str], rng: random.Random,  # type: ignore[no-untyped-def]
           table: Synonyms | None = None) -> None:
     """`n` chunks of three sample sentences each, random unit vectors, the keyword text as `kotae index` writes

@@ -23,12 +23,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
-from latency import build, sentences
+from latency import build, sentences, spread_questions
 
 from kotae.answer import extractive
 from kotae.answer.ask import _extract
 from kotae.embed import DEFAULT_ENGINES, get_embedder
-from kotae.eval import load_golden
 from kotae.eval.metrics import percentile
 from kotae.search import Searcher
 from kotae.search.analyze import analyze
@@ -67,9 +66,7 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=40)
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
-    questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")
-                 for it in load_golden(os.path.join(ROOT, "samples", g))]
-    questions = questions[:: max(1, len(questions) // args.queries)][: args.queries]
+    questions = spread_questions(args.queries)
     vectors = embedder.queries(questions)
     t: dict[str, list[float]] = {"search with checks": [], "search without": [], "answer with checks": [],
                                  "answer without": []}

@@ -23,12 +23,11 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
-from latency import build, sentences
+from latency import build, sentences, spread_questions
 
 from kotae.answer.ask import _extract
 from kotae.config import SearchSettings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
-from kotae.eval import load_golden
 from kotae.eval.metrics import percentile
 from kotae.search import Searcher, searcher
 from kotae.store import open_store
@@ -42,9 +41,7 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=40)
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
-    questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl")
-                 for it in load_golden(os.path.join(ROOT, "samples", g))]
-    questions = questions[:: max(1, len(questions) // args.queries)][: args.queries]
+    questions = spread_questions(args.queries)
     vectors = embedder.queries(questions)
     t: dict[str, list[float]] = {"search, coverage off": [], "search, coverage on": [],
                                  "answer, credit off": [], "answer, credit on": []}
