@@ -31,8 +31,9 @@ VARIANTS = ("off", "on", "on+sentences")
 
 
 def measure(variant: str, real: bool, shared: str) -> dict[str, Any]:
-    from kotae.search import synonyms
     import importlib
+
+    from kotae.search import synonyms
     ask_module = importlib.import_module("kotae.answer.ask")  # the module (kotae.answer.ask is also a function)
     synonyms.WORKPLACE = synonyms.WORKPLACE_FILE if variant != "off" else None
     ask_module.SENTENCE_WORKPLACE = variant == "on+sentences"
