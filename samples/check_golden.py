@@ -306,14 +306,16 @@ def check_readme(items: list[dict]) -> list[str]:
 
 USER_SETS = {"golden-users-ja.jsonl": ("ja", "uja"), "golden-users-en.jsonl": ("en", "uen"),
              "golden-users2-ja.jsonl": ("ja", "uc"), "golden-users2-en.jsonl": ("en", "ucen"),  # users2: written later, before the workplace synonyms
-             "golden-users3-ja.jsonl": ("ja", "u3"), "golden-users3-en.jsonl": ("en", "u3en")}  # users3: before they were turned on
+             "golden-users3-ja.jsonl": ("ja", "u3"), "golden-users3-en.jsonl": ("en", "u3en"),  # users3: before they were turned on
+             "golden-users4-en.jsonl": ("en", "u4en")}  # users4: before the JMdict lexicon was measured on it
 USER_MINIMUM = {"golden-users-ja.jsonl": {"total": 45, "paraphrase": 5, "cross-lingual": 3, "table": 5,
                                           "cross-page": 4, "colloquial": 8, "synonym": 5},
                 "golden-users-en.jsonl": {"total": 20, "cross-lingual": 6, "table": 4, "colloquial": 3, "synonym": 3},
                 "golden-users2-ja.jsonl": {"total": 25, "paraphrase": 3, "colloquial": 10, "synonym": 5},
                 "golden-users2-en.jsonl": {"total": 6, "cross-lingual": 6},
                 "golden-users3-ja.jsonl": {"total": 28, "paraphrase": 3, "colloquial": 20, "cross-lingual": 4},
-                "golden-users3-en.jsonl": {"total": 8, "cross-lingual": 8}}
+                "golden-users3-en.jsonl": {"total": 8, "cross-lingual": 8},
+                "golden-users4-en.jsonl": {"total": 20, "cross-lingual": 20}}
 
 
 def read_jsonl(path: Path, problems: list[str]) -> list[tuple[int, object]]:
