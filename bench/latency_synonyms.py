@@ -1,19 +1,22 @@
 """Query latency with and without synonym expansion, side by side on one synthetic index.
 
-    python bench/latency_synonyms.py [--size 100000] [--queries 60] [--workplace]
+    python bench/latency_synonyms.py [--size 100000] [--queries 60] [--workplace | --translations]
 
 The corpus of bench/latency.py (sample sentences, random unit vectors) at one size, its keyword text with
 synonym group terms as a new index stores it. Each golden-set question (embedded once with the real
 model beforehand) is searched in hybrid mode with synonyms off, then on, alternating, so a loaded machine
 slows both alike. Reports the retrieval p50/p95 (everything but the query embedding) and the keyword
 stage. With --workplace, a second index built with kotae's workplace groups joins (its questions read with the
-same groups), the three variants alternating with the order swapped every other question. Writes
-bench/results/latency_synonyms{_workplace}.{json,md}.
+same groups), the three variants alternating with the order swapped every other question. With --translations,
+the index records that it holds Japanese and English chunks (as self-calibration does), the questions are spread
+over golden-ja and golden-en (`latency.spread_questions`), and search.translations off and on (the default)
+alternate. Writes bench/results/latency_synonyms{_workplace,_translations}.{json,md}.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import random
 import sys
@@ -22,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
-from latency import build, sentences
+from latency import build, sentences, spread_questions
 
 from kotae.config import SearchSettings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
@@ -52,11 +55,15 @@ def main() -> int:
     ap.add_argument("--workplace", action="store_true",
                     help="also kotae's workplace groups (a second index built with them, as an index made with "
                          "synonyms.WORKPLACE set holds them)")
+    ap.add_argument("--translations", action="store_true",
+                    help="search.translations off and on over an index that records Japanese and English chunks")
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
     questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl", "golden-users-ja.jsonl",
                                        "golden-users-en.jsonl")
                  for it in load_golden(os.path.join(ROOT, "samples", g))][: args.queries]
+    if args.translations:
+        questions = spread_questions(args.queries)
     vectors = [embedder.query(q) for q in questions]
     pool = sentences()
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,6 +78,10 @@ def main() -> int:
         runs = {"synonyms off": (Searcher(stores["sudachi"][0], embedder, SearchSettings(synonyms=False)),
                                  stores["sudachi"][1]),
                 "synonyms on": (Searcher(stores["sudachi"][0], embedder, SearchSettings()), stores["sudachi"][1])}
+        if args.translations:
+            stores["sudachi"][0].set_meta("corpus_langs", json.dumps({"ja": args.size // 2, "en": args.size // 2}))
+            runs = {name: (Searcher(stores["sudachi"][0], embedder, SearchSettings(translations=t)),
+                           stores["sudachi"][1]) for name, t in (("translations off", 0), ("translations on", 3))}
         if args.workplace:
             runs["synonyms on + workplace groups"] = (Searcher(stores["workplace"][0], embedder, SearchSettings()),
                                                       stores["workplace"][1])
@@ -94,11 +105,12 @@ def main() -> int:
           f"{args.size:,} synthetic chunks (bench/latency.py's corpus, keyword text with synonym group terms; built "
           f"in {build_s:.0f} s), the two settings alternating per question. Machine: {m['cpu']}, {m['cores']} "
           f"cores, load average at start {m['loadavg_1_5_15'][0]}. Command: `python bench/latency_synonyms.py "
-          f"--size {args.size}{' --workplace' if args.workplace else ''}`.\n\n| setting | retrieval p50 | retrieval p95 | keyword p50 | keyword p95 |\n"
+          f"--size {args.size}{' --workplace' if args.workplace else ''}{' --translations' if args.translations else ''}`.\n\n| setting | retrieval p50 | retrieval p95 | keyword p50 | keyword p95 |\n"
           "|---|---|---|---|---|\n" + "\n".join(
               f"| {k} | **{r['search_50_ms']}** | {r['search_95_ms']} | {r['keyword_50_ms']} | {r['keyword_95_ms']} |"
               for k, r in res.items()))
-    write("latency_synonyms" + ("_workplace" if args.workplace else ""), {"settings": vars(args), "machine": m, "build_s": round(build_s, 1), "results": res}, md)
+    suffix = "_workplace" if args.workplace else "_translations" if args.translations else ""
+    write("latency_synonyms" + suffix, {"settings": vars(args), "machine": m, "build_s": round(build_s, 1), "results": res}, md)
     print(md)
     return 0
 

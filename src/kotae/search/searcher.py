@@ -10,6 +10,7 @@ import numpy as np
 from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
+from kotae.search import lexicon
 from kotae.search.analyze import analyze, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
@@ -133,13 +134,13 @@ class Searcher:
         t1 = time.perf_counter()
         qtokens = analyze(query)
         # Keyword search runs in every mode too: its ranks are reported and feed the gate.
-        keyword = self._keyword_search(qtokens, n, doc_ids)
+        keyword = self._keyword_search(qtokens, n, doc_ids, query)
         t["keyword"] = _ms(t1)
 
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
         hybrid = mode in ("hybrid", "hybrid+rerank")
-        cov = self.keyword_coverage(terms, keyword, df, n_chunks) if hybrid and s.adaptive_keyword_weight else 0.0
+        cov = self.keyword_coverage(terms, keyword, df, n_chunks, query) if hybrid and s.adaptive_keyword_weight else 0.0
         sim = dict(dense)
         bm = dict(keyword)
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
@@ -182,24 +183,50 @@ class Searcher:
         benchmarks that try fusion rules over the same lists."""
         dense, margin = self._dense_search(self.embedder.query(query), n, doc_ids)
         qtokens = analyze(query)
-        keyword = self._keyword_search(qtokens, n, doc_ids)
+        keyword = self._keyword_search(qtokens, n, doc_ids, query)
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
-        return Arms(dense, keyword, self.keyword_coverage(terms, keyword, df, n_chunks), margin)
+        return Arms(dense, keyword, self.keyword_coverage(terms, keyword, df, n_chunks, query), margin)
 
-    def _keyword_search(self, qtokens: list[str], n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
-        """BM25 of the question's tokens and, with synonyms on, its synonym expansion."""
+    def _keyword_search(self, qtokens: list[str], n: int, doc_ids: set[str] | None,
+                        query: str = "") -> list[tuple[int, float]]:
+        """BM25 of the question's tokens and, with synonyms on, its synonym expansion; with translations on,
+        plus its words in the corpus' other language at translation_weight."""
         s = self.settings
         extra = self.expansion(qtokens) if s.synonyms else []
         # a group term is matched besides the word itself, so a chunk holding the question's own word still
         # ranks first at full weight; phrases (an older index) count half
         weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
         if extra and weight == 1.0:  # BM25 adds over terms: one search is the same sum, at half the cost
-            return self.store.keyword_search(qtokens + extra, n, doc_ids)
-        keyword = self.store.keyword_search(qtokens, n, doc_ids)
-        if extra:
-            keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
+            keyword = self.store.keyword_search(qtokens + extra, n, doc_ids)
+        else:
+            keyword = self.store.keyword_search(qtokens, n, doc_ids)
+            if extra:
+                keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
+        other = self.translated(query, qtokens)
+        if other:
+            keyword = add_weighted(keyword, self.store.keyword_search(other, n, doc_ids), s.translation_weight, n)
         return keyword
+
+    def translation_source(self, query: str) -> str | None:
+        """The question's language when its words are to be searched in the other language too: an English or
+        Japanese question over a corpus that holds chunks in the other language alone (a Japanese chunk with some
+        English words is "mixed": JSQuAD's Wikipedia paragraphs translate nothing). None: no translation."""
+        if self.settings.translations <= 0 or not query:
+            return None
+        lang = detect_lang(query)
+        if lang not in lexicon.SOURCES:
+            return None
+        return lang if self.lang_counts().get("en" if lang == "ja" else "ja", 0) > 0 else None
+
+    def translated(self, query: str, qtokens: list[str]) -> list[str]:
+        """The question's words in the corpus' other language (`lexicon.translations`), none it holds already."""
+        source = self.translation_source(query)
+        if source is None:
+            return []
+        own = set(qtokens)
+        found = lexicon.translations(qtokens, source, lexicon.bundled(), self.settings.translations)
+        return [t for t in found if t not in own]
 
     def _other_language(self, query: str, qvec: np.ndarray, ranked: list[tuple[int, float]],
                         dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
@@ -289,12 +316,18 @@ class Searcher:
         return expansion_phrases(qtokens, on_demand())
 
     def keyword_coverage(self, terms: list[str], keyword: list[tuple[int, float]], df: dict[str, int],
-                         n_chunks: int) -> float:
-        """How much of the question's rare words the best three keyword hits hold (scales the keyword weight)."""
+                         n_chunks: int, query: str = "") -> float:
+        """How much of the question's rare words the best three keyword hits hold (scales the keyword weight);
+        a word a hit holds as its synonym, or as its translation (translations on), is held."""
         top = self.store.chunks([r for r, _ in keyword[:3]])
         passages = [analyze(c.text) for c in top.values()]
         if self.settings.synonyms and COVERAGE_SYNONYMS:  # a word held as its synonym is covered
             passages = [p + held_through_groups(terms, p, on_demand()) for p in passages]
+        source = self.translation_source(query)
+        if source is not None:
+            per = self.settings.translations
+            lex = lexicon.bundled()
+            passages = [p + lexicon.held_through_translation(terms, p, source, lex, per) for p in passages]
         return coverage(terms, passages, df, n_chunks)
 
     def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
@@ -342,14 +375,19 @@ class Searcher:
         df, _ = self.store.document_frequencies(list(dict.fromkeys(f"{PREFIX}{g}" for _, _, g in found)))
         return [(a, b, df.get(f"{PREFIX}{g}", 0) > 0) for a, b, g in found]
 
-    def lang_share(self, lang: str) -> float:
-        """The share of the corpus' chunks in `lang` (mixed chunks count for both), from the counts the gate's
-        calibration recorded (`corpus_langs`); 1.0 when none were recorded."""
+    def lang_counts(self) -> dict[str, int]:
+        """Chunks per language (`detect_lang`: ja, en, mixed, other) as the gate's calibration recorded them
+        (`corpus_langs`); empty when none were recorded."""
         gen = self.store.generation()
         if self._langs[0] != gen:
             stored = self.store.meta("corpus_langs")
             self._langs = (gen, json.loads(stored) if stored else {})
-        counts = self._langs[1]
+        return self._langs[1]
+
+    def lang_share(self, lang: str) -> float:
+        """The share of the corpus' chunks in `lang` (mixed chunks count for both), from the counts the gate's
+        calibration recorded (`corpus_langs`); 1.0 when none were recorded."""
+        counts = self.lang_counts()
         total = sum(counts.values())
         if not total or lang not in ("ja", "en"):
             return 1.0

@@ -1,0 +1,73 @@
+"""The English ↔ Japanese keyword lexicon (kotae.search.lexicon) and its use in keyword search."""
+import json
+
+from kotae.config import IndexSettings, SearchSettings
+from kotae.pipeline import index_paths
+from kotae.search import Searcher, autocal, lexicon
+from kotae.search.analyze import analyze
+from kotae.store import open_store
+
+LINES = ["side job\t副業\tアルバイト", "side\t側\t横", "job\t仕事\t職", "wage\t賃金\t労賃\t工賃", "pay\t払う\t給与\t賃金"]
+
+
+def test_matches_take_the_longest_phrase_and_its_words_start_nothing():
+    lex = lexicon.Lexicon.from_lines(LINES)
+    assert lexicon.matches(["side", "job", "wage"], lex.en_ja) == [
+        (0, 2, (("副業",), ("アルバイト",))), (2, 3, (("賃金",), ("労賃",), ("工賃",)))]
+    assert lexicon.translations(["side", "job"], "en", lex) == ["副業", "アルバイト"]
+    assert lexicon.translations(["wage"], "en", lex, per_term=2) == ["賃金", "労賃"]
+
+
+def test_the_japanese_side_reads_the_table_backwards_best_ranked_gloss_first():
+    lex = lexicon.Lexicon.from_lines(LINES)
+    assert lexicon.translations(["賃金"], "ja", lex) == ["wage", "pay"]  # rank 0 under wage, rank 2 under pay
+    assert lexicon.translations(["副業"], "ja", lex) == ["side", "job"]
+
+
+def test_a_passage_holding_a_translation_holds_the_question_word():
+    lex = lexicon.Lexicon.from_lines(LINES)
+    assert lexicon.held_through_translation(["wage", "month"], ["賃金", "月末"], "en", lex) == ["wage"]
+    assert lexicon.held_through_translation(["wage"], ["賃金", "月末"], "en", lex, per_term=0) == []
+
+
+def test_the_bundled_lexicon_knows_workplace_words():
+    lex = lexicon.bundled()
+    for en, ja in (("wages", "賃金"), ("side job", "副業"), ("cafeteria", "食堂"), ("overtime", "残業")):
+        assert ja in lexicon.translations(analyze(en), "en", lex, per_term=3), en
+    assert "salari" in lexicon.translations(analyze("給料"), "ja", lex, per_term=3)
+
+
+DOCS = {"rules.md": "# 食堂\n\n社員食堂の営業は11時から14時までとする。\n",
+        "parking.md": "# Parking\n\nThe parking lot opens at seven in the morning.\n"}
+
+
+def test_an_english_question_finds_a_japanese_chunk_through_the_lexicon(tmp_path, fake_embedder):
+    (tmp_path / "docs").mkdir()
+    for name, text in DOCS.items():
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    store = open_store(str(tmp_path / "idx"))
+    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings())
+    # what the gate's self-calibration records at the end of `kotae index`: the corpus' languages
+    store.set_meta("corpus_langs", json.dumps(autocal.languages([t for _, t in store.chunk_texts()])))
+    plain = SearchSettings(synonyms=False)  # the lexicon alone, not a synonym group, finds it
+    on = Searcher(store, fake_embedder, plain)
+    off = Searcher(store, fake_embedder, SearchSettings(synonyms=False, translations=0))
+    q = "When does the staff cafeteria open?"
+    found = [h.chunk.text for h in on.search(q, mode="keyword").hits]
+    assert found and "食堂" in found[0]
+    assert all("食堂" not in h.chunk.text for h in off.search(q, mode="keyword").hits)
+    store.close()
+
+
+def test_a_corpus_without_the_other_language_translates_nothing(tmp_path, fake_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text(DOCS["rules.md"], encoding="utf-8")
+    store = open_store(str(tmp_path / "idx"))
+    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings())
+    searcher = Searcher(store, fake_embedder)
+    assert searcher.translation_source("食堂は何時から？") is None  # no record of the languages yet
+    store.set_meta("corpus_langs", json.dumps(autocal.languages([t for _, t in store.chunk_texts()])))
+    searcher = Searcher(store, fake_embedder)
+    assert searcher.translation_source("食堂は何時から？") is None  # no English chunk to search
+    assert searcher.translation_source("When does the cafeteria open?") == "en"
+    store.close()
