@@ -63,8 +63,8 @@ def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credi
 
 
 def test_a_sentence_repeated_in_two_passages_is_said_once():
-    cands = candidates(["（1）正当な理由なく無断欠勤が3日以上に及ぶとき", "（1）正当な理由なく無断欠勤が3日以上に及ぶとき\n"
-                        "（2）正当な理由なくしばしば遅刻したとき"])
+    cands = candidates(["（1）正当な理由なく無断欠勤が3日以上に及ぶとき", ("（1）正当な理由なく無断欠勤が3日以上に及ぶとき\n"
+                                                          "（2）正当な理由なくしばしば遅刻したとき")])
     texts = [c.text for c in cands]
     scores = np.array([0.9 if "無断" in t else 0.89 for t in texts])
     chosen = [c.text for c in pick(cands, scores)]

@@ -36,7 +36,7 @@ class Side:
 
     @classmethod
     def of(cls, cells: dict[str, str]) -> Side:
-        prefixes = set()
+        prefixes: set[str] = set()
         for phrase in cells:
             words = phrase.split(" ")
             prefixes.update(" ".join(words[:k]) for k in range(1, len(words)))
