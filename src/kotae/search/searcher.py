@@ -140,7 +140,8 @@ class Searcher:
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
         hybrid = mode in ("hybrid", "hybrid+rerank")
-        cov = self.keyword_coverage(terms, keyword, df, n_chunks, query) if hybrid and s.adaptive_keyword_weight else 0.0
+        adaptive = hybrid and s.adaptive_keyword_weight
+        cov = self.keyword_coverage(terms, keyword, df, n_chunks, query) if adaptive else 0.0
         sim = dict(dense)
         bm = dict(keyword)
         dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
