@@ -30,7 +30,8 @@ from kotae.search import lexicon
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRID = ((3, 0.3), (3, 0.5), (3, 1.0), (2, 1.0), (5, 1.0))
-BOTH_WAYS = ("t3w0.3", "t3w1.0")  # also run with Japanese questions translated too (lexicon.SOURCES en and ja)
+BOTH_WAYS = ("t3w0.3", "t3w1.0")
+ANY = ("t2w1.0", "t3w1.0", "t5w1.0", "keyword t3w1.0")  # each phrase's first translations, held or not  # also run with Japanese questions translated too (lexicon.SOURCES en and ja)
 
 
 def variants(base: SearchSettings) -> dict[str, SearchSettings]:
@@ -44,7 +45,8 @@ def variants(base: SearchSettings) -> dict[str, SearchSettings]:
 
 def search(k: Kotae, sets: dict[str, list], settings: dict[str, SearchSettings]) -> dict[str, dict]:
     """crossling.run with English questions translated (the default `lexicon.SOURCES`), then the BOTH_WAYS
-    variants with Japanese questions translated too."""
+    variants with Japanese questions translated too, then the ANY variants with each phrase's first translations
+    whether the corpus holds them or not (`lexicon.HELD_ONLY` off)."""
     out = crossling.run(k, sets, settings)
     default = lexicon.SOURCES
     lexicon.SOURCES = ("en", "ja")
@@ -52,6 +54,11 @@ def search(k: Kotae, sets: dict[str, list], settings: dict[str, SearchSettings])
         out.update(crossling.run(k, sets, {f"both ways {n}": settings[n] for n in BOTH_WAYS}))
     finally:
         lexicon.SOURCES = default
+    lexicon.HELD_ONLY = False
+    try:
+        out.update(crossling.run(k, sets, {f"any {n}": settings[n] for n in ANY}))
+    finally:
+        lexicon.HELD_ONLY = True
     return out
 
 

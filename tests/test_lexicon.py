@@ -71,3 +71,10 @@ def test_a_corpus_without_the_other_language_translates_nothing(tmp_path, fake_e
     assert searcher.translation_source("食堂は何時から？") is None  # no English chunk to search
     assert searcher.translation_source("When does the cafeteria open?") == "en"
     store.close()
+
+
+def test_translations_the_corpus_holds_come_first():
+    lex = lexicon.Lexicon.from_lines(LINES)
+    held = {"工賃"}.__contains__
+    assert lexicon.translations(["wage"], "en", lex, per_term=1, held=lambda p: all(map(held, p))) == ["工賃"]
+    assert lexicon.candidates(["wage", "pay"], "en", lex) == ["賃金", "労賃", "工賃", "払う", "給与"]

@@ -221,12 +221,18 @@ class Searcher:
         return lang if self.lang_counts().get("en" if lang == "ja" else "ja", 0) > 0 else None
 
     def translated(self, query: str, qtokens: list[str]) -> list[str]:
-        """The question's words in the corpus' other language (`lexicon.translations`), none it holds already."""
+        """The question's words in the corpus' other language (`lexicon.translations`): for each of its phrases
+        the first translations some chunk holds, none the question holds already."""
         source = self.translation_source(query)
         if source is None:
             return []
         own = set(qtokens)
-        found = lexicon.translations(qtokens, source, lexicon.bundled(), self.settings.translations)
+        lex = lexicon.bundled()
+        held = None
+        if lexicon.HELD_ONLY:
+            df, _ = self.store.document_frequencies(lexicon.candidates(qtokens, source, lex))
+            held = lambda p: all(df.get(t, 0) > 0 for t in p)
+        found = lexicon.translations(qtokens, source, lex, self.settings.translations, held)
         return [t for t in found if t not in own]
 
     def _other_language(self, query: str, qvec: np.ndarray, ranked: list[tuple[int, float]],
