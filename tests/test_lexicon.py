@@ -55,6 +55,7 @@ def test_an_english_question_finds_a_japanese_chunk_through_the_lexicon(tmp_path
     q = "When does the staff cafeteria open?"
     found = [h.chunk.text for h in on.search(q, mode="keyword").hits]
     assert found and "食堂" in found[0]
+    assert on.search(q, mode="keyword").gate.coverage > 0  # the gate counts cafeteria as held by 食堂
     assert all("食堂" not in h.chunk.text for h in off.search(q, mode="keyword").hits)
     store.close()
 

@@ -325,17 +325,22 @@ class Searcher:
     def keyword_coverage(self, terms: list[str], keyword: list[tuple[int, float]], df: dict[str, int],
                          n_chunks: int, query: str = "") -> float:
         """How much of the question's rare words the best three keyword hits hold (scales the keyword weight);
-        a word a hit holds as its synonym, or as its translation (translations on), is held."""
+        a word a hit holds as its synonym, or as its translation (translations on), is held (the gate's coverage
+        counts translations too)."""
         top = self.store.chunks([r for r, _ in keyword[:3]])
         passages = [analyze(c.text) for c in top.values()]
         if self.settings.synonyms and COVERAGE_SYNONYMS:  # a word held as its synonym is covered
             passages = [p + held_through_groups(terms, p, on_demand()) for p in passages]
+        return coverage(terms, self._with_translations(query, terms, passages), df, n_chunks)
+
+    def _with_translations(self, query: str, terms: list[str], passages: list[list[str]]) -> list[list[str]]:
+        """Each passage's tokens plus the question's words it holds as their translation (translations on), so
+        coverage counts 賃金 for the wage of an English question."""
         source = self.translation_source(query)
-        if source is not None:
-            per = self.settings.translations
-            lex = lexicon.bundled()
-            passages = [p + lexicon.held_through_translation(terms, p, source, lex, per) for p in passages]
-        return coverage(terms, passages, df, n_chunks)
+        if source is None:
+            return passages
+        lex, per = lexicon.bundled(), self.settings.translations
+        return [p + lexicon.held_through_translation(terms, p, source, lex, per) for p in passages]
 
     def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
                 chunks: dict[int, Chunk]) -> tuple[list[tuple[int, float]], dict[int, float]]:
@@ -355,7 +360,8 @@ class Searcher:
     def _gate(self, query: str, qtokens: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
               margin: float, hits: list[Hit]) -> GateDecision:
         terms = list(dict.fromkeys(qtokens))
-        cov = coverage(terms, [analyze(h.chunk.text) for h in hits[:3]], df, n_chunks)
+        cov = coverage(terms, self._with_translations(query, terms, [analyze(h.chunk.text) for h in hits[:3]]),
+                       df, n_chunks)
         absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens))
         lang = detect_lang(query)
         share = self.lang_share(lang)
