@@ -102,16 +102,24 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
-        default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim in signals]
+        default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim, _ in signals]
         fitted = k.searcher.gate_settings()
         auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found
-                for lang, m, c, a, ls, sim in signals]
+                for lang, m, c, a, ls, sim, _ in signals]
         before = [not decide(sim, m, c, previous, absent=a, lang_share=ls, lang=lang).found
-                  for lang, m, c, a, ls, sim in signals]
+                  for lang, m, c, a, ls, sim, _ in signals]
+        # the names rule (search.absent_names) on top of the self-calibrated thresholds
+        named = [r or s[6] > 0 for r, s in zip(auto, signals, strict=True)]
         row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
-        row["previous"] = rate(before)
+        row["previous"], row["names"] = rate(before), rate(named)
+        if answerable:  # what the names rule refuses wrongly, to read
+            row["refused_by_names"] = [q for q, r, s in zip(questions, auto, signals, strict=True) if s[6] and not r]
         out["groups"][name] = row
     return out
+
+
+USERS = ("golden-users-ja", "golden-users-en", "golden-users2-ja", "golden-users2-en", "golden-users3-ja",
+         "golden-users3-en", "golden-users4-en")
 
 
 def golden_groups() -> dict[str, tuple[bool, list[str]]]:
@@ -121,7 +129,14 @@ def golden_groups() -> dict[str, tuple[bool, list[str]]]:
         for lang in ("ja", "en"):
             answerable = [it.question for it in items if it.answerable and split_of(it.id) == part and it.id.startswith(lang)]
             groups[f"golden-{lang} answerable ({part})"] = (True, answerable)
-    groups["golden unanswerable (off-topic)"] = (False, [it.question for it in items if not it.answerable])
+    # the users' sets (over samples/docs too) carry their own split
+    users = [json.loads(line) for name in USERS
+             for line in open(os.path.join(ROOT, "samples", f"{name}.jsonl"), encoding="utf-8") if line.strip()]
+    for part in ("fit", "held-out"):
+        groups[f"golden-users* answerable ({part})"] = (True, [u["question"] for u in users
+                                                               if u.get("answerable", True) and u["split"] == part])
+    groups["golden unanswerable (off-topic)"] = (False, [it.question for it in items if not it.answerable]
+                                                 + [u["question"] for u in users if not u.get("answerable", True)])
     return groups
 
 
@@ -190,11 +205,12 @@ def main() -> int:
         lines += [(f"### {corpus}: {r['chunks']} chunks; self-calibration {r['calibration_seconds']} s "
                    f"(answers at margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')} or top similarity ≥ "
                    f"{c.get('min_similarity_ja')} ja / {c.get('min_similarity_en')} en)"), "",
-                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated |",
-                  "|---|---|---|---|---|---|"]
+                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated | refused, self-calibrated + names |",
+                  "|---|---|---|---|---|---|---|"]
         for g, row in r["groups"].items():
             kind = "answerable: refusing is wrong" if row["answerable"] else "refusing is right"
-            lines.append(f"| {g} | {row['n']} | {kind} | {row['default']} | {row.get('previous')} | {row['auto']} |")
+            lines.append(f"| {g} | {row['n']} | {kind} | {row['default']} | {row.get('previous')} | {row['auto']} | "
+                         f"{row.get('names')} |")
         lines.append("")
     m = machine()
     header = (f"Gate refusals on four corpora, default thresholds beside self-calibrated ones (fitted on the bundled "

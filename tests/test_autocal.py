@@ -7,12 +7,12 @@ import os
 import pytest
 
 from conftest import ROOT, FakeEmbedder
-from kotae import Kotae
+from kotae import Kotae, Record
 from kotae.cli import main
 from kotae.config import GateSettings
 from kotae.search import autocal
-from kotae.search.analyze import words
-from kotae.search.gate import absent_share, absent_terms, calibrate, decide, explain
+from kotae.search.analyze import names, words
+from kotae.search.gate import absent_names, absent_share, absent_terms, calibrate, decide, explain
 from kotae.store import open_store
 
 RULES = os.path.join(ROOT, "samples", "docs")
@@ -194,3 +194,45 @@ def test_the_absent_word_cut_is_the_lowest_the_pseudo_questions_allow_and_covera
     negative = [("en", 0.02, 0.0, 1.0, 1.0, 0.1) for _ in range(40)]  # a small index: no negative holds a word
     settings, _ = autocal.fit(positive, negative, chunks=3)
     assert settings.min_coverage == autocal.MIN_COVERAGE
+
+
+def test_the_names_a_question_mentions():
+    assert names("What is the capital of France?") == [("France", ["franc"])]
+    assert names("Who won the 2018 FIFA World Cup?") == [("FIFA World Cup", ["fifa", "world", "cup"])]
+    assert [w for w, _ in names("徳川家康が江戸幕府を開いたのはいつ？")] == ["徳川家康", "江戸"]
+    assert [w for w, _ in names("Is New York bigger than Paris?")] == ["New York", "Paris"]
+    assert [w for w, _ in names("2018年のFIFAワールドカップで優勝したのは？")] == ["FIFA"]
+    # first words, weekdays, months and languages are not names; title case says nothing
+    assert names("Can I work from home on Monday in March?") == []
+    assert names("How many days of paid leave do I get?") == []
+    assert names("Is the handbook available in English?") == []
+    assert names("What Is The Leave Policy") == []
+    assert names("社員食堂のメニューは？") == []
+
+
+def test_names_no_document_mentions_refuse_and_are_named():
+    assert absent_names([("France", ["franc"]), ("Kotae", ["kota"])], {"kota": 3}) == ["France"]
+    assert absent_names([("New York", ["new", "york"])], {"new": 2}) == []  # a run one word of which is held
+    assert absent_names([("東京", ["東京"])], {}, held=lambda tokens: True) == []  # held through a synonym
+    s = GateSettings(min_margin=0.05, min_coverage=0.3)
+    refused = decide(0.9, 0.2, 0.9, s, names=["France"])
+    assert not refused.found and refused.absent_names == ("France",) and "France" in refused.reason
+
+
+def test_a_question_about_something_the_documents_never_name_is_refused(tmp_path):
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([RULES])
+        gate = k.search("フランスの首都はどこですか").gate
+        assert not gate.found and gate.absent_names == ("フランス",)
+        assert gate.explanation.startswith("資料には「フランス」")
+        assert not k.search("賃金の支払日はいつですか").gate.absent_names
+
+
+def test_a_name_held_in_the_corpus_other_language_is_not_absent(tmp_path):
+    records = [Record("ja", "当社の休日は土曜日、日曜日及び祝日とする。年末年始は12月29日から1月3日までとする。", "休日"),
+               Record("en", "Our office in France closes on French public holidays.", "France office")]
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index_records(records, "mixed")
+        k.self_calibrate(force=True)
+        assert not k.search("フランスの祝日は？").gate.absent_names  # France, through the lexicon
+        assert k.search("ドイツの祝日は？").gate.absent_names == ("ドイツ",)  # Germany: in neither language

@@ -227,6 +227,8 @@ class SearchSettings:
                                 "with Japanese chunks also searches, for each of its words, the first N Japanese "
                                 "words of the bundled lexicon (JMdict) that the corpus holds (0: off)")
     translation_weight: float = _opt(1.0, "weight of the translated words in keyword search")
+    absent_names: bool = _opt(True, "refuse a question that names something (France, FIFA, 徳川) no document "
+                                    "mentions, even through a synonym or translation, and say which")
     # arm_trust, low_info_penalty, section_neighbours: off, as measured (bench/README.md, "Retrieval design").
     arm_trust: bool = _opt(False, "scale each retriever's weight per query by how far its best hit stands "
                                   "out of its top 5")

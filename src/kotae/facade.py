@@ -327,7 +327,8 @@ class Kotae(Conversations):
 
     def _signals(self, questions: Sequence[str]) -> list[autocal.Signal]:
         """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
-        margin, coverage, absent share, the corpus' share of that language, top dense similarity."""
+        margin, coverage, absent share, the corpus' share of that language, top dense similarity, and how many
+        names the question mentions that no document does (the fit leaves that rule aside)."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
         out: list[autocal.Signal] = []
@@ -335,7 +336,7 @@ class Kotae(Conversations):
             gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
             lang = detect_lang(q)
             out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,
-                        gate.lang_share, gate.similarity))
+                        gate.lang_share, gate.similarity, len(gate.absent_names)))
         return out
 
     def _chunk_count(self) -> int:

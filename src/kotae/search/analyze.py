@@ -125,3 +125,58 @@ def words(text: str) -> list[tuple[str, list[str]]]:
             kind, token = _morpheme(m)
             out.append((m.surface(), [token] if kind == "ja" else _latin_tokens(token) if kind == "latin" else []))
     return out
+
+
+# Capitalised English words that are not names of what a question is about (dates, languages, question words).
+_NOT_NAMES = frozenset(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "english",
+     "japanese", "ok", "faq", "q", "a", "id", "pdf", "ii", "iii", "iv"]
+)
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+
+def names(text: str) -> list[tuple[str, list[str]]]:
+    """The proper names a question mentions, as written, each with its search tokens: runs of Sudachi's 固有名詞
+    in Japanese text (フランス, 徳川家康, FIFA); in English text, runs of capitalised words past the first word
+    and acronyms (France, FIFA World Cup), months, weekdays and language names aside. Text in title case (every
+    word but stop words capitalised) names nothing: its capitals say nothing."""
+    text = unicodedata.normalize("NFKC", text)
+    runs: list[tuple[str, list[str]]] = []
+    last_end = -1  # where the last name ended: a name right after it (only spaces between) continues its run
+
+    def add(surface: str, tokens: list[str], start: int, end: int, glue: str) -> None:
+        nonlocal last_end
+        if runs and text[last_end:start].strip() == "":
+            runs[-1] = (runs[-1][0] + glue + surface, runs[-1][1] + tokens)
+        else:
+            runs.append((surface, tokens))
+        last_end = end
+
+    if _CJK.search(text):
+        offset = 0
+        for piece in _pieces(text, 4000):
+            for m in _sudachi().tokenize(piece):
+                if m.part_of_speech()[1] != "固有名詞" or m.surface().lower() in _NOT_NAMES:
+                    continue
+                kind, token = _morpheme(m)
+                tokens = [token] if kind == "ja" else _latin_tokens(token) if kind == "latin" else []
+                if tokens:
+                    add(m.surface(), tokens, offset + m.begin(), offset + m.end(), "")
+            offset += len(piece)
+        return runs
+    found = list(_EN_WORD.finditer(text))
+    content = [m.group() for m in found if m.group().lower() not in EN_STOP]
+    if len(content) >= 2 and all(w[0].isupper() for w in content):
+        return []
+    for i, m in enumerate(found):
+        w, start = m.group(), m.start()
+        acronym = len(w) >= 2 and w.isupper()
+        after_stop = text[:start].rstrip()[-1:] in (".", "?", "!", ":")
+        capital = w[0].isupper() and i > 0 and not after_stop
+        if not (acronym or capital) or w.lower() in EN_STOP or w.lower() in _NOT_NAMES or len(w) < 2:
+            continue
+        tokens = _latin_tokens(w)
+        if tokens:
+            add(w, tokens, start, m.end(), " ")
+    return runs

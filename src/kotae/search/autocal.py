@@ -144,8 +144,9 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
     return abs(chunks - current.chunks) > REFIT_GROWTH * max(current.chunks, 1)
 
 
-# (language, margin, coverage, absent share, language share[, top similarity])
-Signal = tuple[str, float, float, float, float] | tuple[str, float, float, float, float, float]
+# (language, margin, coverage, absent share, language share[, top similarity[, names in no document]])
+Signal = (tuple[str, float, float, float, float] | tuple[str, float, float, float, float, float]
+          | tuple[str, float, float, float, float, float, int])
 
 # The bundled negatives are the null: over this index, a threshold at the Q_SIMILARITY quantile of their top
 # dense similarity (per question language) refuses that share of them whatever the corpus; margin and coverage

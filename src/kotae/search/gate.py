@@ -13,14 +13,14 @@ A fourth refuses a question most of whose content words no document holds. The i
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from kotae.config import GateSettings
 
-__all__ = ["GateDecision", "GateSettings", "GateStats", "absent_share", "absent_terms", "calibrate", "coverage",
+__all__ = ["GateDecision", "GateSettings", "GateStats", "absent_names", "absent_share", "absent_terms", "calibrate", "coverage",
            "decide", "evaluate", "explain", "margin_of"]
 
 
@@ -35,6 +35,7 @@ class GateDecision:
     absent: float = 0.0  # share of the question's content words no chunk holds, even through a synonym
     content: int = 0  # how many content words the question has
     lang_share: float = 1.0  # share of the corpus' chunks in the question's language (1 when unknown)
+    absent_names: tuple[str, ...] = ()  # names in the question (France, FIFA) that no document mentions
 
 
 def coverage(query_tokens: Sequence[str], passage_tokens: Sequence[Sequence[str]],
@@ -69,12 +70,18 @@ MIN_LANG_SHARE = 0.2  # absent words refuse only when the question's language is
 
 
 def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
-           lang_share: float = 1.0, lang: str = "ja") -> GateDecision:
+           lang_share: float = 1.0, lang: str = "ja", names: Sequence[str] = ()) -> GateDecision:
     """Answer when the dense margin, the keyword coverage or the top dense similarity (its threshold per
     question language: e5 similarities of English questions sit lower) is strong enough, unless most of the
     question's content words occur in no document at all. That last check is skipped when the corpus barely
     holds the question's language (an English question over Japanese documents finds its words nowhere, yet
-    may be answered: the dense evidence decides alone)."""
+    may be answered: the dense evidence decides alone). A question that names something no document does
+    (`names`, found by the searcher with its own language rules) is refused first: documents that never
+    mention France do not say what its capital is."""
+    if names:
+        return GateDecision(False, similarity, margin, cov,
+                            f"names in no document: {', '.join(names)} (similarity margin {margin:.3f}, keyword "
+                            f"coverage {cov:.2f})", absent_names=tuple(names))
     min_sim = settings.min_similarity_ja if lang in ("ja", "mixed") else settings.min_similarity_en
     if absent >= settings.max_absent and lang_share >= MIN_LANG_SHARE:
         return GateDecision(False, similarity, margin, cov,
@@ -183,6 +190,14 @@ def calibrate(samples: Sequence[Sample], max_false_refusal: float = 0.05,
 ASKING = frozenset({"下さる", "頂く", "いただく", "教える", "説明", "知る", "思う", "欲しい", "言う", "explain",
                     "tell", "describ", "know", "pleas", "list", "give", "show", "much", "mani", "often", "long",
                     "far", "全部", "全て", "すべて", "挙げる", "一覧"})
+
+
+def absent_names(names: Sequence[tuple[str, Sequence[str]]], df: Mapping[str, int],
+                 held: Callable[[Sequence[str]], bool] = lambda tokens: False) -> list[str]:
+    """The names of `names` (as written, with their search tokens) that no chunk holds: none of their tokens
+    has a document frequency and `held` (a synonym or translation the corpus holds) says no. Each once."""
+    out = [w for w, tokens in names if tokens and not any(df.get(t, 0) > 0 for t in tokens) and not held(tokens)]
+    return list(dict.fromkeys(out))
 
 
 def absent_terms(question_words: Sequence[tuple[str, Sequence[str]]], df: Mapping[str, int],

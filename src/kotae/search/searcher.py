@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -11,12 +12,14 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search import lexicon
-from kotae.search.analyze import analyze, words
+from kotae.search.analyze import analyze, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
 from kotae.search.gate import (
+    MIN_LANG_SHARE,
     GateDecision,
     GateSettings,
+    absent_names,
     absent_share,
     absent_terms,
     coverage,
@@ -365,17 +368,53 @@ class Searcher:
         absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens))
         lang = detect_lang(query)
         share = self.lang_share(lang)
-        decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang)
+        missing = self.absent_names(query, df) if self.settings.absent_names else []
+        decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang,
+                          names=missing)
         decision = replace(decision, absent=absent, content=content, lang_share=share)
         if decision.found:
             return decision
         pairs = words(query)
-        df_all = dict(df)
-        extra = [t for _, toks in pairs for t in toks if t not in df_all]
-        if extra:
-            df_all.update(self.store.document_frequencies(list(dict.fromkeys(extra)))[0])
-        plain = explain(absent_terms(pairs, df_all), cov, lang)
+        df_all = self._with_frequencies(df, [t for _, toks in pairs for t in toks])
+        terms = absent_terms(pairs, df_all, limit=8)  # the words that name something first: "FIFA" before "2018"
+        named = [t for t in terms if any(n in t for n in missing)]
+        plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang)
         return replace(decision, explanation=plain)
+
+    def absent_names(self, query: str, df: dict[str, int]) -> list[str]:
+        """The names the question mentions (`analyze.names`) that no chunk holds, even through a synonym group
+        or, where the corpus also holds the other language, a translation (the bundled lexicon, both ways:
+        France ↔ フランス). Over a corpus mostly in the other language a name the lexicon does not know cannot
+        be told absent (ハーバード may be written Harvard there), and no names are looked for where the corpus
+        barely holds the question's language (`MIN_NAME_SHARE`)."""
+        lang = detect_lang(query)
+        source = "en" if lang == "en" else "ja" if lang in ("ja", "mixed") else None
+        share = self.lang_share(source or lang)
+        found = names(query) if source and share >= MIN_NAME_SHARE else []
+        if not found:
+            return []
+        bilingual = self.lang_counts().get("ja" if source == "en" else "en", 0) > 0
+        lex = lexicon.bundled() if bilingual else None
+        tokens = [t for _, toks in found for t in toks]
+        extra = lexicon.candidates(tokens, source, lex) if lex is not None and source else []
+        df_all = self._with_frequencies(df, [*tokens, *extra])
+
+        def held(run: Sequence[str]) -> bool:
+            if any(p for _, _, p in self._synonym_spans(list(run))):
+                return True
+            if lex is None or source is None:
+                return False
+            other = lexicon.candidates(run, source, lex)
+            if not other:
+                return share < MIN_LANG_SHARE
+            return any(df_all.get(t, 0) > 0 for t in other)
+
+        return absent_names(found, df_all, held)
+
+    def _with_frequencies(self, df: dict[str, int], tokens: list[str]) -> dict[str, int]:
+        """`df` with the document frequencies of `tokens` it lacks."""
+        extra = [t for t in dict.fromkeys(tokens) if t not in df]
+        return {**df, **self.store.document_frequencies(extra)[0]} if extra else df
 
     def _synonym_spans(self, qtokens: list[str]) -> list[tuple[int, int, bool]]:
         """(start, end, its group occurs in the corpus) of the question's synonym entries, when the index holds
@@ -405,6 +444,11 @@ class Searcher:
         if not total or lang not in ("ja", "en"):
             return 1.0
         return (counts.get(lang, 0) + counts.get("mixed", 0)) / total
+
+
+# Names are looked for when at least this share of the corpus' chunks is in the question's language (a
+# Japanese question over English documents with a few Japanese pages still names what they lack).
+MIN_NAME_SHARE = 0.02
 
 
 def _ms(t0: float) -> float:
