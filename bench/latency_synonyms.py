@@ -1,6 +1,6 @@
 """Query latency with and without synonym expansion, side by side on one synthetic index.
 
-    python bench/latency_synonyms.py [--size 100000] [--queries 60] [--workplace | --translations]
+    python bench/latency_synonyms.py [--size 100000] [--queries 60] [--workplace | --translations | --names]
 
 The corpus of bench/latency.py (sample sentences, random unit vectors) at one size, its keyword text with
 synonym group terms as a new index stores it. Each golden-set question (embedded once with the real
@@ -10,7 +10,9 @@ stage. With --workplace, a second index built with kotae's workplace groups join
 same groups), the three variants alternating with the order swapped every other question. With --translations,
 the index records that it holds Japanese and English chunks (as self-calibration does), the questions are spread
 over golden-ja and golden-en (`latency.spread_questions`), and search.translations off and on (the default)
-alternate. Writes bench/results/latency_synonyms{_workplace,_translations}.{json,md}.
+alternate. With --names, the same bilingual index and questions with search.absent_names off and on (the
+default; the gate's lookup of the names a question mentions, through the lexicon both ways). Writes
+bench/results/latency_synonyms{_workplace,_translations,_names}.{json,md}.
 """
 from __future__ import annotations
 
@@ -57,12 +59,14 @@ def main() -> int:
                          "synonyms.WORKPLACE set holds them)")
     ap.add_argument("--translations", action="store_true",
                     help="search.translations off and on over an index that records Japanese and English chunks")
+    ap.add_argument("--names", action="store_true",
+                    help="search.absent_names off and on over an index that records Japanese and English chunks")
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
     questions = [it.question for g in ("golden-ja.jsonl", "golden-en.jsonl", "golden-users-ja.jsonl",
                                        "golden-users-en.jsonl")
                  for it in load_golden(os.path.join(ROOT, "samples", g))][: args.queries]
-    if args.translations:
+    if args.translations or args.names:
         questions = spread_questions(args.queries)
     vectors = [embedder.query(q) for q in questions]
     pool = sentences()
@@ -82,6 +86,10 @@ def main() -> int:
             stores["sudachi"][0].set_meta("corpus_langs", json.dumps({"ja": args.size // 2, "en": args.size // 2}))
             runs = {name: (Searcher(stores["sudachi"][0], embedder, SearchSettings(translations=t)),
                            stores["sudachi"][1]) for name, t in (("translations off", 0), ("translations on", 3))}
+        if args.names:
+            stores["sudachi"][0].set_meta("corpus_langs", json.dumps({"ja": args.size // 2, "en": args.size // 2}))
+            runs = {name: (Searcher(stores["sudachi"][0], embedder, SearchSettings(absent_names=t)),
+                           stores["sudachi"][1]) for name, t in (("names off", False), ("names on", True))}
         if args.workplace:
             runs["synonyms on + workplace groups"] = (Searcher(stores["workplace"][0], embedder, SearchSettings()),
                                                       stores["workplace"][1])
@@ -105,11 +113,11 @@ def main() -> int:
           f"{args.size:,} synthetic chunks (bench/latency.py's corpus, keyword text with synonym group terms; built "
           f"in {build_s:.0f} s), the two settings alternating per question. Machine: {m['cpu']}, {m['cores']} "
           f"cores, load average at start {m['loadavg_1_5_15'][0]}. Command: `python bench/latency_synonyms.py "
-          f"--size {args.size}{' --workplace' if args.workplace else ''}{' --translations' if args.translations else ''}`.\n\n| setting | retrieval p50 | retrieval p95 | keyword p50 | keyword p95 |\n"
+          f"--size {args.size}{' --workplace' if args.workplace else ''}{' --translations' if args.translations else ''}{' --names' if args.names else ''}`.\n\n| setting | retrieval p50 | retrieval p95 | keyword p50 | keyword p95 |\n"
           "|---|---|---|---|---|\n" + "\n".join(
               f"| {k} | **{r['search_50_ms']}** | {r['search_95_ms']} | {r['keyword_50_ms']} | {r['keyword_95_ms']} |"
               for k, r in res.items()))
-    suffix = "_workplace" if args.workplace else "_translations" if args.translations else ""
+    suffix = "_workplace" if args.workplace else "_translations" if args.translations else "_names" if args.names else ""
     write("latency_synonyms" + suffix, {"settings": vars(args), "machine": m, "build_s": round(build_s, 1), "results": res}, md)
     print(md)
     return 0
