@@ -130,8 +130,7 @@ def golden_groups() -> dict[str, tuple[bool, list[str]]]:
             answerable = [it.question for it in items if it.answerable and split_of(it.id) == part and it.id.startswith(lang)]
             groups[f"golden-{lang} answerable ({part})"] = (True, answerable)
     # the users' sets (over samples/docs too) carry their own split
-    users = [json.loads(line) for name in USERS
-             for line in open(os.path.join(ROOT, "samples", f"{name}.jsonl"), encoding="utf-8") if line.strip()]
+    users = [u for name in USERS for u in jsonl(os.path.join(ROOT, "samples", f"{name}.jsonl"))]
     for part in ("fit", "held-out"):
         groups[f"golden-users* answerable ({part})"] = (True, [u["question"] for u in users
                                                                if u.get("answerable", True) and u["split"] == part])

@@ -79,3 +79,26 @@ def test_translations_the_corpus_holds_come_first():
     held = {"工賃"}.__contains__
     assert lexicon.translations(["wage"], "en", lex, per_term=1, held=lambda p: all(map(held, p))) == ["工賃"]
     assert lexicon.candidates(["wage", "pay"], "en", lex) == ["賃金", "労賃", "工賃", "払う", "給与"]
+
+
+def test_the_translated_words_lead_dense_search_to_the_other_language(tmp_path, fake_embedder):
+    docs = {**DOCS, "hours.md": "# 営業時間\n\n売店の営業は9時から17時までとする。\n",
+            "badge.md": "# Badges\n\nA lost badge is replaced by the front desk for a fee.\n"}
+    (tmp_path / "docs").mkdir()
+    for name, text in docs.items():
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    store = open_store(str(tmp_path / "idx"))
+    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings())
+    store.set_meta("corpus_langs", json.dumps(autocal.languages([t for _, t in store.chunk_texts()])))
+    q = "When does the staff cafeteria open?"
+    on = Searcher(store, fake_embedder, SearchSettings(synonyms=False))
+    off = Searcher(store, fake_embedder, SearchSettings(synonyms=False, translation_dense=0.0))
+    found = on.search(q, mode="dense")
+    assert "食堂" in found.hits[0].chunk.text and found.timings_ms["embed_translation"] >= 0
+    assert "食堂" not in off.search(q, mode="dense").hits[0].chunk.text  # the hashed words share no bucket
+    # the gate sees the question as asked: its top similarity does not move
+    assert found.gate.similarity == off.search(q, mode="dense").gate.similarity
+    # an English chunk keeps the question's own score
+    parking = "When does the parking lot open?"
+    assert on.search(parking, mode="dense").hits[0].similarity == off.search(parking, mode="dense").hits[0].similarity
+    store.close()

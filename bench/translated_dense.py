@@ -1,0 +1,99 @@
+"""Dense search across languages: the embedding of an English question's translated words (the bundled lexicon,
+as keyword search uses them) added to its query vector, at a grid of weights, side by side in one run.
+
+    python bench/translated_dense.py [--real] [--answers]   # writes bench/results/translated_dense.{json,md}
+
+The indexes and sets of bench/translations.py (samples/docs; --real the real files users-real names), the same
+split (golden-users by field, golden-ja/en by `alternate_splits`): "off" is the default settings, "dN" sets
+search.translation_dense to N. A weight becomes the default only when the fit halves say so; held-out is
+reported. --answers: extractive answers phrase-correct for off and d1.0, as bench/translations.py. "dN" scores only the chunks in the corpus' other language with the mixed vector (the question's own
+vector the rest), moved half way (the default `searcher.MATCH_SHARE`) towards the question vector's mean and
+spread over them; "matchS dN" moves them the share S of the way (0: not at all); "all dN" scores every chunk
+with the mixed vector.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import replace
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crossling
+import translations
+from common import machine, write
+
+from kotae import Kotae
+from kotae.config import SearchSettings, Settings
+from kotae.embed import DEFAULT_ENGINES, get_embedder
+from kotae.search import searcher
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WEIGHTS = (1.0,)
+ALL = ("d1.0",)
+MATCH_SHARES: tuple[float | None, ...] = (None, 0.0, 1.0)  # None: adaptive (the lift kept when the other language stands out)  # also run with the translated vector scoring every chunk
+
+
+def variants(base: SearchSettings) -> dict[str, SearchSettings]:
+    out = {"off": replace(base, translation_dense=0.0)}
+    out.update({f"d{w}": replace(base, translation_dense=w) for w in WEIGHTS})
+    out["dense off"] = replace(base, mode="dense", translation_dense=0.0)
+    out["dense d1.0"] = replace(base, mode="dense", translation_dense=1.0)
+    return out
+
+
+def search(k: Kotae, sets: dict[str, list], settings: dict[str, SearchSettings]) -> dict[str, dict]:
+    """crossling.run (the default `searcher.MATCH_SHARE`), then the other shares of the lift taken back
+    (`MATCH_SHARES`), then the mixed vector scoring every chunk (`searcher.TRANSLATED_DENSE_ALL`)."""
+    out = crossling.run(k, sets, settings)
+    default = searcher.MATCH_SHARE
+    for share in MATCH_SHARES:
+        searcher.MATCH_SHARE = share
+        try:
+            out.update(crossling.run(k, sets, {f"match{share} {n}": settings[n] for n in ALL}))
+        finally:
+            searcher.MATCH_SHARE = default
+    searcher.TRANSLATED_DENSE_ALL = True
+    try:
+        out.update(crossling.run(k, sets, {f"all {n}": settings[n] for n in ALL}))
+    finally:
+        searcher.TRANSLATED_DENSE_ALL = False
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--index", default=os.path.join(ROOT, ".kotae-bench", "translations"))
+    ap.add_argument("--real", action="store_true")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--answers", action="store_true")
+    args = ap.parse_args()
+    embedder = get_embedder(DEFAULT_ENGINES[0])
+    t0 = time.perf_counter()
+    fresh = not os.path.isdir(args.index)
+    k = Kotae.open(args.index, settings=Settings(), embedder=embedder)
+    if fresh:
+        k.index([os.path.join(ROOT, "samples", "docs")])
+    settings = variants(SearchSettings())
+    sets = {n: crossling.items_of(p) for n, p in crossling.SETS.items()}
+    results = search(k, sets, settings)
+    extra = translations.answers(k, settings, ("off", "d1.0")) if args.answers else []
+    k.close()
+    if args.real:
+        real = {n: crossling.items_of(p) for n, p in crossling.REAL.items()}
+        with crossling._real_index(args.index + "-real", args.shared, embedder) as kr:
+            for name, rows in search(kr, real, settings).items():
+                results[name].update(rows)
+        sets.update(real)
+    m = machine()
+    head = (f"Dense search with the question's translated words (search.translation_dense) over samples/docs, "
+            f"{embedder.model_id}, top 10, rule 'either', answerable questions. Run {time.perf_counter() - t0:.0f} s. "
+            f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/translated_dense.py "
+            f"{' '.join(sys.argv[1:])}`.\n\n")
+    write("translated_dense", {"machine": m, "results": results}, head + "\n".join(crossling.table(sets, results) + extra))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
