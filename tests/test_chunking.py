@@ -465,3 +465,17 @@ def test_rows_of_two_tables_under_one_heading_never_share_a_chunk() -> None:
     chunks = chunk_document(doc, "d", "doc.pdf", count_tokens=lambda t: len(t.split()) + 4, max_tokens=200)
     assert [c.text for c in chunks] == ["\n".join(rows[:2]), "\n".join(rows[2:])]
     assert [c.rows for c in chunks] == [(1, 2), (1, 2)]
+
+
+def test_a_wrapped_english_list_item_is_one_sentence():
+    """i1040nr.pdf's narrow columns: the item went on on the next line and its end was quoted as the answer."""
+    text = ("2. Estimated tax paid with Form\n1040-ES or Form 1040-ES (NR).\n3. Tax paid with Form 1040-C at the\n"
+            "time of departure from the United\nStates. When filing Form 1040,\ninclude the tax paid.")
+    assert sents(text) == ["2. Estimated tax paid with Form\n1040-ES or Form 1040-ES (NR).",
+                               "3. Tax paid with Form 1040-C at the\ntime of departure from the United\nStates.",
+                               "When filing Form 1040,\ninclude the tax paid."]
+    # short items, Japanese items and an item with its own full stop still end at their line
+    assert sents("・氏名\n・住所\n以上を届け出る。") == ["・氏名", "・住所", "以上を届け出る。"]
+    assert sents("(1) Passport\nYou must bring it.") == ["(1) Passport", "You must bring it."]
+    assert sents("1. Submit the form to your manager.\nThen wait.") == \
+        ["1. Submit the form to your manager.", "Then wait."]

@@ -106,12 +106,28 @@ def _starts_item(line: str) -> bool:
     return bool(_LIST_ITEM.match(line) or _HEADING.match(line))
 
 
+# A list item wrapped onto the next line (an English PDF column: "2. Estimated tax paid with Form" over
+# "1040-ES or Form 1040-ES (NR)."): the item line is long, ends inside its sentence (a letter, digit, comma,
+# hyphen or opening bracket) and the next line starts with ASCII text.
+_WRAP_MIN = 25
+_OPEN_END = re.compile(r"[A-Za-z0-9,(\-]$")
+
+
+def _continues(item_line: str, line: str) -> bool:
+    """Whether `line` carries on the list item `item_line` (a wrapped English item), not a new segment."""
+    head = item_line.rstrip()
+    return len(head) >= _WRAP_MIN and bool(_OPEN_END.search(head)) and line.lstrip()[:1].isascii() \
+        and line.lstrip()[:1].isalnum() and not _starts_item(line)
+
+
 def _segments(text: str) -> list[tuple[int, int]]:
-    """Cut `text` at hard line breaks: blank lines, and the breaks before and after a list/heading line."""
+    """Cut `text` at hard line breaks: blank lines, and the breaks before and after a list/heading line (but not
+    inside a wrapped English list item: `_continues`)."""
     segments: list[tuple[int, int]] = []
     seg_start = -1
     prev_end = 0
     prev_item = False
+    prev_line = ""
     pos = 0
     for line in text.split("\n"):
         start, end = pos, pos + len(line)
@@ -123,12 +139,15 @@ def _segments(text: str) -> list[tuple[int, int]]:
             prev_item = False
             continue
         item = _starts_item(line)
-        if seg_start >= 0 and (item or prev_item):
+        wrapped = prev_item and not item and _continues(prev_line, line)
+        if seg_start >= 0 and (item or prev_item) and not wrapped:
             segments.append((seg_start, prev_end))
             seg_start = -1
         if seg_start < 0:
             seg_start = start
-        prev_end, prev_item = end, item
+        # a wrapped item's next line may wrap on as well: the item goes on while its lines end open
+        prev_end, prev_item = end, item or (wrapped and bool(_OPEN_END.search(line.rstrip())))
+        prev_line = line
     if seg_start >= 0:
         segments.append((seg_start, prev_end))
     return segments
