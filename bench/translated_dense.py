@@ -44,21 +44,25 @@ def variants(base: SearchSettings) -> dict[str, SearchSettings]:
 
 
 def search(k: Kotae, sets: dict[str, list], settings: dict[str, SearchSettings]) -> dict[str, dict]:
-    """crossling.run (the default `searcher.MATCH_SHARE`), then the other shares of the lift taken back
-    (`MATCH_SHARES`), then the mixed vector scoring every chunk (`searcher.TRANSLATED_DENSE_ALL`)."""
+    """crossling.run (the defaults: `searcher.MATCH_SHARE`, no `searcher.OWN_EVIDENCE`), then the other shares of
+    the lift taken back (`MATCH_SHARES`), the mixed vector scoring every chunk (`searcher.TRANSLATED_DENSE_ALL`),
+    and the own-language evidence check with half ("own") and none ("own+match0.0") of the lift taken back."""
     out = crossling.run(k, sets, settings)
     default = searcher.MATCH_SHARE
-    for share in MATCH_SHARES:
-        searcher.MATCH_SHARE = share
-        try:
-            out.update(crossling.run(k, sets, {f"match{share} {n}": settings[n] for n in ALL}))
-        finally:
-            searcher.MATCH_SHARE = default
-    searcher.TRANSLATED_DENSE_ALL = True
     try:
+        for share in MATCH_SHARES:
+            searcher.MATCH_SHARE = share
+            out.update(crossling.run(k, sets, {f"match{share} {n}": settings[n] for n in ALL}))
+        searcher.MATCH_SHARE = default
+        searcher.TRANSLATED_DENSE_ALL = True
         out.update(crossling.run(k, sets, {f"all {n}": settings[n] for n in ALL}))
-    finally:
         searcher.TRANSLATED_DENSE_ALL = False
+        searcher.OWN_EVIDENCE = True
+        out.update(crossling.run(k, sets, {f"own {n}": settings[n] for n in ALL}))
+        searcher.MATCH_SHARE = 0.0
+        out.update(crossling.run(k, sets, {f"own+match0.0 {n}": settings[n] for n in ALL}))
+    finally:
+        searcher.MATCH_SHARE, searcher.OWN_EVIDENCE, searcher.TRANSLATED_DENSE_ALL = default, False, False
     return out
 
 
