@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LANGS", "LangStats", "place_other"]
+__all__ = ["LANGS", "LangStats", "place_other", "stands_out", "take_back"]
 
 LANGS = ("ja", "en")
 _OTHER = {"ja": "en", "en": "ja"}
@@ -74,3 +74,35 @@ def place_other(ranked: Sequence[tuple[int, float]], dense: Sequence[tuple[int, 
     head = rest[: rank - 1]
     score = head[-1][1]
     return head + [(r, score) for r in placed] + rest[rank - 1 :]
+
+
+def take_back(dense: Sequence[tuple[int, float]], mixed_hits: Sequence[tuple[int, float]], langs: Mapping[int, str],
+              target: str, query: np.ndarray, mixed: np.ndarray, stats: LangStats | None,
+              share: float) -> list[tuple[int, float]]:
+    """One dense ranking from the question's (`dense`) and a mixed query vector's (`mixed_hits`: the question
+    plus its translated words): `target`-language chunks take the mixed vector's score, the rest the question's.
+    The mixed vector rates the whole target language higher; `share` of that lift is taken back, each such score
+    moved that share of the way to the mean and spread the question's own vector has over the target language's
+    chunks (none without statistics of that language). Best first, ties by rowid."""
+    scale = lambda v: v
+    if stats is not None and target in stats.mean:
+        q, m = np.asarray(query, dtype=np.float64), np.asarray(mixed, dtype=np.float64)
+        mu_q, mu_m = float(q @ stats.mean[target]), float(m @ stats.mean[target])
+        sd = lambda v: float(np.sqrt(max(v @ stats.cov[target] @ v, 0.0))) + 1e-6
+        ratio = sd(q) / sd(m)
+        scale = lambda v: (1 - share) * v + share * (mu_q + (v - mu_m) * ratio)
+    merged = {r: v for r, v in dense if langs.get(r) != target}
+    merged.update({r: scale(v) for r, v in mixed_hits if langs.get(r) == target})
+    return sorted(merged.items(), key=lambda x: (-x[1], x[0]))
+
+
+def stands_out(dense: Sequence[tuple[int, float]], mixed_hits: Sequence[tuple[int, float]], langs: Mapping[int, str],
+               target: str, query: np.ndarray, mixed: np.ndarray, stats: LangStats) -> bool:
+    """Whether the target language's best chunk under the mixed vector stands out of its language at least as
+    far (z-score) as the question language's best under the question's own vector."""
+    own = _OTHER.get(target, "")
+    best_t = next((v for r, v in mixed_hits if langs.get(r) == target), None)
+    best_o = next((v for r, v in dense if langs.get(r) == own), None)
+    if best_t is None or target not in stats.mean:
+        return False
+    return best_o is None or own not in stats.mean or stats.z(mixed, target, best_t) >= stats.z(query, own, best_o)
