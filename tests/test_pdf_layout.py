@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen import canvas
@@ -113,3 +114,36 @@ def test_broken_digit_font_map_detected():
     assert broken_digits("平成20年3月20日 “quoted” — a dash") is None
     reason = needs_ocr("官報 平成 ™— 年 › 月 ™œ 日 政令第百四十九号 道路交通法施行令の一部を改正する政令", 90.0, None)
     assert reason is not None and reason.startswith("broken font mapping")
+
+
+def test_a_run_in_heading_and_its_text_on_one_line_are_not_a_heading():
+    """i1040nr.pdf: "Credit for taxes paid. You are" (bold, then the body font, no gap) became a heading."""
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    fonts = os.path.join(os.path.dirname(reportlab.__file__), "fonts")  # embedded: PDFium reads their weights
+    pdfmetrics.registerFont(TTFont("Vera", os.path.join(fonts, "Vera.ttf")))
+    pdfmetrics.registerFont(TTFont("VeraBd", os.path.join(fonts, "VeraBd.ttf")))
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=letter)
+    c.setFont("VeraBd", 10)
+    c.drawString(72, 720, "Income Tax Credits")
+    c.drawString(72, 540, "Payments and Refunds")
+    c.setFont("Vera", 10)
+    for i in range(8):
+        c.drawString(72, 700 - 14 * i, f"Body text of the credits section, line {i}, in the regular font.")
+    t = c.beginText(72, 580)
+    t.setFont("VeraBd", 10)
+    t.textOut("Credit for taxes paid. ")
+    t.setFont("Vera", 10)
+    t.textOut("You are")  # the line's middle character is bold: its font said "heading"
+    c.drawText(t)
+    c.drawString(72, 566, "allowed a credit against your income tax for taxes withheld.")
+    for i in range(6):
+        c.drawString(72, 520 - 14 * i, f"Refunds are paid by check or direct deposit, line {i} of the body.")
+    c.showPage()
+    c.save()
+    labels = {label for s in read_pdf("runin.pdf", buf.getvalue()).sections for label in s.heading}
+    assert "Income Tax Credits" in labels and "Payments and Refunds" in labels
+    assert not any(label.startswith("Credit for taxes paid") for label in labels)

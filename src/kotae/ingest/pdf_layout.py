@@ -38,6 +38,9 @@ FULL_LINES = 6  # …and it has at least this many of them
 SPANNING_MAX = 0.35  # more full-width lines than this share: the page is one column after all
 
 
+MIXED_BOLD = 600  # the weight from which a character counts as bold (pdf_headings.BOLD)
+
+
 @dataclass(slots=True)
 class Line:
     """A run of characters on one baseline with no wide gap inside (a line, or one cell of a table row)."""
@@ -51,6 +54,7 @@ class Line:
     weight: int = -1  # font weight of its middle character, -1 unknown
     alone: bool = True  # no other segment shares its baseline in its column
     probe: int = -1  # text-page index of its middle character (where its font is read)
+    ends: tuple[int, int] = (-1, -1)  # text-page indexes of its first and last characters (a font change inside)
     cell: bool = False  # one of several short segments of a baseline across columns (a table row)
     mixed: bool = False  # joined from segments in different fonts (a run-in heading and its text)
 
@@ -124,7 +128,8 @@ def _line(chars: list[Char]) -> Line | None:
     if not text or not boxed:
         return None
     _, x0, y0, x1, y1, _ = zip(*boxed)
-    return Line(text, min(x0), min(y0), max(x1), max(y1), probe=boxed[len(boxed) // 2].at)
+    return Line(text, min(x0), min(y0), max(x1), max(y1), probe=boxed[len(boxed) // 2].at,
+                ends=(boxed[0].at, boxed[-1].at))
 
 
 def lines_of(chars: list[Char]) -> list[Line]:
@@ -344,6 +349,10 @@ def analyse(chars: list[Char], font: Callable[[int], tuple[float, int]] | None =
     if font is not None:
         for ln in lines:
             ln.size, ln.weight = font(ln.probe)
+            # a run-in heading set in the line's own segment ("Credit for taxes paid. You are", bold then
+            # regular): its first or last character is bold where its middle is not, or the reverse
+            ln.mixed = ln.weight > 0 and any(
+                i >= 0 and font(i)[1] > 0 and (font(i)[1] >= MIXED_BOLD) != (ln.weight >= MIXED_BOLD) for i in ln.ends)
     if is_vertical(chars):
         return PageLayout(tuple(lines), 1, True, vertical_text(chars))
     if is_rtl(chars):
