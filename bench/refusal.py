@@ -24,6 +24,9 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
+
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
@@ -98,7 +101,15 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
     texts = [t for _, t in k.store.chunk_texts()]
     neg = autocal.negatives()
     pos = k._signals(autocal.pseudo_questions(texts, noise=neg))
-    previous, _ = calibrate([(True, *p[1:]) for p in pos] + [(False, *n[1:]) for n in k._signals(neg)], 0.05)
+    nsig = k._signals(neg)
+    previous, _ = calibrate([(True, *p[1:]) for p in pos] + [(False, *n[1:]) for n in nsig], 0.05)
+    # an experiment beside the shipped gate: the margin threshold per question language (each the Q_RESCUE
+    # quantile of that language's negatives), everything else as fitted
+    fitted_now = k.searcher.gate_settings()
+    per_lang = {la: replace(fitted_now, min_margin=float(np.quantile([n[1] for n in nsig if n[0] == la],
+                                                                      autocal.Q_RESCUE)) + 1e-6)
+                for la in ("ja", "en") if sum(n[0] == la for n in nsig) >= autocal.MIN_NULL}
+    out["margin_per_language"] = {la: round(g.min_margin, 6) for la, g in per_lang.items()}
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
@@ -110,6 +121,9 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
                   for lang, m, c, a, ls, sim, _ in signals]
         # the names rule (search.absent_names) on top of the self-calibrated thresholds
         named = [r or s[6] > 0 for r, s in zip(auto, signals, strict=True)]
+        lang_margin = [not decide(sim, m, c, per_lang.get(lang, fitted), absent=a, lang_share=ls, lang=lang).found
+                       or nm > 0 for lang, m, c, a, ls, sim, nm in signals]
+        row["names+lang_margin"] = rate(lang_margin)
         row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
         row["previous"], row["names"] = rate(before), rate(named)
         if answerable:  # what the names rule refuses wrongly, to read
@@ -204,12 +218,12 @@ def main() -> int:
         lines += [(f"### {corpus}: {r['chunks']} chunks; self-calibration {r['calibration_seconds']} s "
                    f"(answers at margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')} or top similarity ≥ "
                    f"{c.get('min_similarity_ja')} ja / {c.get('min_similarity_en')} en)"), "",
-                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated | refused, self-calibrated + names |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated | refused, self-calibrated + names | + names, margin per language |",
+                  "|---|---|---|---|---|---|---|---|"]
         for g, row in r["groups"].items():
             kind = "answerable: refusing is wrong" if row["answerable"] else "refusing is right"
             lines.append(f"| {g} | {row['n']} | {kind} | {row['default']} | {row.get('previous')} | {row['auto']} | "
-                         f"{row.get('names')} |")
+                         f"{row.get('names')} | {row.get('names+lang_margin')} |")
         lines.append("")
     m = machine()
     header = (f"Gate refusals on four corpora, default thresholds beside self-calibrated ones (fitted on the bundled "
