@@ -25,7 +25,7 @@ import translations
 from common import machine, write
 
 from kotae import Kotae
-from kotae.config import SearchSettings, Settings
+from kotae.config import SearchSettings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.search import searcher
 
@@ -75,21 +75,10 @@ def main() -> int:
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
     t0 = time.perf_counter()
-    fresh = not os.path.isdir(args.index)
-    k = Kotae.open(args.index, settings=Settings(), embedder=embedder)
-    if fresh:
-        k.index([os.path.join(ROOT, "samples", "docs")])
     settings = variants(SearchSettings())
-    sets = {n: crossling.items_of(p) for n, p in crossling.SETS.items()}
-    results = search(k, sets, settings)
-    extra = translations.answers(k, settings, ("off", "d1.0")) if args.answers else []
-    k.close()
-    if args.real:
-        real = {n: crossling.items_of(p) for n, p in crossling.REAL.items()}
-        with crossling._real_index(args.index + "-real", args.shared, embedder) as kr:
-            for name, rows in search(kr, real, settings).items():
-                results[name].update(rows)
-        sets.update(real)
+    sets, results, extra = translations.run_sets(
+        args, embedder, search, settings,
+        lambda k: translations.answers(k, settings, ("off", "d1.0")) if args.answers else [])
     m = machine()
     head = (f"Dense search with the question's translated words (search.translation_dense) over samples/docs, "
             f"{embedder.model_id}, top 10, rule 'either', answerable questions. Run {time.perf_counter() - t0:.0f} s. "

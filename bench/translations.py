@@ -16,7 +16,9 @@ import os
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crossling
@@ -81,6 +83,26 @@ def answers(k: Kotae, settings: dict[str, SearchSettings], names: tuple[str, ...
     return lines
 
 
+def run_sets(args: argparse.Namespace, embedder: Any, search: Callable[..., dict[str, dict]],
+             settings: dict[str, SearchSettings], after: Callable[[Kotae], list[str]]) -> tuple[dict, dict, list[str]]:
+    """`search` over the crossling sets on the samples index (`args.index`, indexed when new) and, with
+    `args.real`, the real-file sets on their own index; `after(k)` runs on the samples index before it closes
+    (the answers). Returns (sets, results, what `after` wrote)."""
+    with Kotae.open(args.index, settings=Settings(), embedder=embedder) as k:
+        if not k.documents():
+            k.index([os.path.join(ROOT, "samples", "docs")])
+        sets = {n: crossling.items_of(p) for n, p in crossling.SETS.items()}
+        results = search(k, sets, settings)
+        extra = after(k)
+    if args.real:
+        real = {n: crossling.items_of(p) for n, p in crossling.REAL.items()}
+        with crossling._real_index(args.index + "-real", args.shared, embedder) as kr:
+            for name, rows in search(kr, real, settings).items():
+                results[name].update(rows)
+        sets.update(real)
+    return sets, results, extra
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", default=os.path.join(ROOT, ".kotae-bench", "translations"))
@@ -91,23 +113,10 @@ def main() -> int:
     args = ap.parse_args()
     embedder = get_embedder(DEFAULT_ENGINES[0])
     t0 = time.perf_counter()
-    fresh = not os.path.isdir(args.index)
-    k = Kotae.open(args.index, settings=Settings(), embedder=embedder)
-    if fresh:
-        k.index([os.path.join(ROOT, "samples", "docs")])
     settings = variants(SearchSettings())
-    sets = {n: crossling.items_of(p) for n, p in crossling.SETS.items()}
-    results = search(k, sets, settings)
-    if args.real:
-        real = {n: crossling.items_of(p) for n, p in crossling.REAL.items()}
-        with crossling._real_index(args.index + "-real", args.shared, embedder) as kr:
-            for name, rows in search(kr, real, settings).items():
-                results[name].update(rows)
-        sets.update(real)
-    lines = crossling.table(sets, results)
-    if args.answers:
-        lines += answers(k, settings, ("off", args.default))
-    k.close()
+    sets, results, extra = run_sets(args, embedder, search, settings,
+                                    lambda k: answers(k, settings, ("off", args.default)) if args.answers else [])
+    lines = crossling.table(sets, results) + extra
     m = machine()
     head = (f"Keyword search in the other language (JMdict lexicon) off and on over samples/docs (default index), "
             f"{embedder.model_id}, top 10, rule 'either', answerable questions; variants tNwW: N words per matched "
