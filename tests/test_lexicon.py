@@ -41,14 +41,20 @@ DOCS = {"rules.md": "# 食堂\n\n社員食堂の営業は11時から14時まで�
         "parking.md": "# Parking\n\nThe parking lot opens at seven in the morning.\n"}
 
 
-def test_an_english_question_finds_a_japanese_chunk_through_the_lexicon(tmp_path, fake_embedder):
+def bilingual_store(tmp_path, embedder, docs: dict[str, str]):  # type: ignore[no-untyped-def]
+    """An index of `docs` (file name → text) that records its languages, as `kotae index` leaves it."""
     (tmp_path / "docs").mkdir()
-    for name, text in DOCS.items():
+    for name, text in docs.items():
         (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
     store = open_store(str(tmp_path / "idx"))
-    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings())
+    index_paths([str(tmp_path / "docs")], store, embedder, IndexSettings())
     # what the gate's self-calibration records at the end of `kotae index`: the corpus' languages
     store.set_meta("corpus_langs", json.dumps(autocal.languages([t for _, t in store.chunk_texts()])))
+    return store
+
+
+def test_an_english_question_finds_a_japanese_chunk_through_the_lexicon(tmp_path, fake_embedder):
+    store = bilingual_store(tmp_path, fake_embedder, DOCS)
     plain = SearchSettings(synonyms=False)  # the lexicon alone, not a synonym group, finds it
     on = Searcher(store, fake_embedder, plain)
     off = Searcher(store, fake_embedder, SearchSettings(synonyms=False, translations=0))
@@ -84,12 +90,7 @@ def test_translations_the_corpus_holds_come_first():
 def test_the_translated_words_lead_dense_search_to_the_other_language(tmp_path, fake_embedder):
     docs = {**DOCS, "hours.md": "# 営業時間\n\n売店の営業は9時から17時までとする。\n",
             "badge.md": "# Badges\n\nA lost badge is replaced by the front desk for a fee.\n"}
-    (tmp_path / "docs").mkdir()
-    for name, text in docs.items():
-        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
-    store = open_store(str(tmp_path / "idx"))
-    index_paths([str(tmp_path / "docs")], store, fake_embedder, IndexSettings())
-    store.set_meta("corpus_langs", json.dumps(autocal.languages([t for _, t in store.chunk_texts()])))
+    store = bilingual_store(tmp_path, fake_embedder, docs)
     q = "When does the staff cafeteria open?"
     on = Searcher(store, fake_embedder, SearchSettings(synonyms=False))
     off = Searcher(store, fake_embedder, SearchSettings(synonyms=False, translation_dense=0.0))
