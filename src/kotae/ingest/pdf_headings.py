@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kotae.ingest.headings import Heading, classify_lines, is_structural
-from kotae.ingest.pdf_layout import Line
+from kotae.ingest.pdf_layout import BOLD, Line
 
 LARGER = 1.12  # a heading's font is at least this many times the body size…
-BOLD = 600  # …or this weight where the body is lighter
+# …or bold (pdf_layout.BOLD) where the body is lighter
 MAX_CHARS = 80
 MAX_WORDS = 12
 MIN_EMPHASISED = 2  # fewer emphasised lines in the document: its fonts tell nothing

@@ -36,9 +36,7 @@ COLUMN_MIN = 0.18  # a column is at least this share of the text width
 FULL = 0.6  # a column's own lines fill at least this share of its width…
 FULL_LINES = 6  # …and it has at least this many of them
 SPANNING_MAX = 0.35  # more full-width lines than this share: the page is one column after all
-
-
-MIXED_BOLD = 600  # the weight from which a character counts as bold (pdf_headings.BOLD)
+BOLD = 600  # the font weight from which a character is bold
 
 
 @dataclass(slots=True)
@@ -352,7 +350,7 @@ def analyse(chars: list[Char], font: Callable[[int], tuple[float, int]] | None =
             # a run-in heading set in the line's own segment ("Credit for taxes paid. You are", bold then
             # regular): its first or last character is bold where its middle is not, or the reverse
             ln.mixed = ln.weight > 0 and any(
-                i >= 0 and font(i)[1] > 0 and (font(i)[1] >= MIXED_BOLD) != (ln.weight >= MIXED_BOLD) for i in ln.ends)
+                i >= 0 and font(i)[1] > 0 and (font(i)[1] >= BOLD) != (ln.weight >= BOLD) for i in ln.ends)
     if is_vertical(chars):
         return PageLayout(tuple(lines), 1, True, vertical_text(chars))
     if is_rtl(chars):

@@ -20,8 +20,8 @@ import numpy as np
 
 from kotae.config import GateSettings
 
-__all__ = ["GateDecision", "GateSettings", "GateStats", "absent_names", "absent_share", "absent_terms", "calibrate", "coverage",
-           "decide", "evaluate", "explain", "margin_of"]
+__all__ = ["GateDecision", "GateSettings", "GateStats", "absent_names", "absent_share", "absent_terms", "calibrate",
+           "coverage", "decide", "evaluate", "explain", "margin_of"]
 
 
 @dataclass(frozen=True)
