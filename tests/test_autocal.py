@@ -226,6 +226,8 @@ def test_a_question_about_something_the_documents_never_name_is_refused(tmp_path
         assert not gate.found and gate.absent_names == ("フランス",)
         assert gate.explanation.startswith("資料には「フランス」")
         assert not k.search("賃金の支払日はいつですか").gate.absent_names
+        answer = k.ask("What is the capital of France?")  # the answer says what the documents lack
+        assert not answer.found_in_docs and answer.missing == ("France",)
 
 
 def test_a_name_held_in_the_corpus_other_language_is_not_absent(tmp_path):

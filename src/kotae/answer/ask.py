@@ -76,7 +76,7 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
         yield "token", text
         yield "answer", Answer(question, text, False, "extractive", (), timings, version,
                                notices=(*result.notices, f"not found in the documents: {_why(result)}"),
-                               completeness="none")
+                               completeness="none", missing=result.gate.absent_names)
         return
     notices = result.notices
     composed = None
