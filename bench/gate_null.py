@@ -67,7 +67,7 @@ def evidence(k: Kotae, groups: dict[str, list[str]]) -> dict[str, list[tuple]]:
 
 def refused(signals: list[tuple], settings: GateSettings) -> float:
     flags = [not decide(sim, m, c, settings, absent=a, lang_share=ls, lang=lang).found
-             for lang, m, c, a, ls, sim in signals]
+             for lang, m, c, a, ls, sim, *_ in signals]
     return round(sum(flags) / len(flags), 3) if flags else 0.0
 
 
