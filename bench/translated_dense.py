@@ -6,10 +6,11 @@ as keyword search uses them) added to its query vector, at a grid of weights, si
 The indexes and sets of bench/translations.py (samples/docs; --real the real files users-real names), the same
 split (golden-users by field, golden-ja/en by `alternate_splits`): "off" is the default settings, "dN" sets
 search.translation_dense to N. A weight becomes the default only when the fit halves say so; held-out is
-reported. --answers: extractive answers phrase-correct for off and d1.0, as bench/translations.py. "dN" scores only the chunks in the corpus' other language with the mixed vector (the question's own
-vector the rest), moved half way (the default `searcher.MATCH_SHARE`) towards the question vector's mean and
-spread over them; "matchS dN" moves them the share S of the way (0: not at all); "all dN" scores every chunk
-with the mixed vector.
+reported. --answers: extractive answers phrase-correct for off and d1.0, as bench/translations.py. "dN"
+scores only the chunks in the corpus' other language with the mixed vector (the question's own vector the
+rest), moved half way (the default `searcher.MATCH_SHARE`) towards the question vector's mean and spread over
+them; "matchS dN" moves them the share S of the way (0: not at all). The variants measured worse and removed
+(the "all", "own" and adaptive columns of results/translated_dense.md) ran from this script at commit 3796e6c.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from kotae.search import searcher
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEIGHTS = (1.0,)
 ALL = ("d1.0",)
-MATCH_SHARES: tuple[float | None, ...] = (None, 0.0, 1.0)  # None: adaptive (the lift kept when the other language stands out)  # also run with the translated vector scoring every chunk
+MATCH_SHARES = (0.0, 1.0)
 
 
 def variants(base: SearchSettings) -> dict[str, SearchSettings]:
@@ -44,25 +45,16 @@ def variants(base: SearchSettings) -> dict[str, SearchSettings]:
 
 
 def search(k: Kotae, sets: dict[str, list], settings: dict[str, SearchSettings]) -> dict[str, dict]:
-    """crossling.run (the defaults: `searcher.MATCH_SHARE`, no `searcher.OWN_EVIDENCE`), then the other shares of
-    the lift taken back (`MATCH_SHARES`), the mixed vector scoring every chunk (`searcher.TRANSLATED_DENSE_ALL`),
-    and the own-language evidence check with half ("own") and none ("own+match0.0") of the lift taken back."""
+    """crossling.run (the default `searcher.MATCH_SHARE`), then the other shares of the lift taken back
+    (`MATCH_SHARES`)."""
     out = crossling.run(k, sets, settings)
     default = searcher.MATCH_SHARE
     try:
         for share in MATCH_SHARES:
             searcher.MATCH_SHARE = share
             out.update(crossling.run(k, sets, {f"match{share} {n}": settings[n] for n in ALL}))
-        searcher.MATCH_SHARE = default
-        searcher.TRANSLATED_DENSE_ALL = True
-        out.update(crossling.run(k, sets, {f"all {n}": settings[n] for n in ALL}))
-        searcher.TRANSLATED_DENSE_ALL = False
-        searcher.OWN_EVIDENCE = True
-        out.update(crossling.run(k, sets, {f"own {n}": settings[n] for n in ALL}))
-        searcher.MATCH_SHARE = 0.0
-        out.update(crossling.run(k, sets, {f"own+match0.0 {n}": settings[n] for n in ALL}))
     finally:
-        searcher.MATCH_SHARE, searcher.OWN_EVIDENCE, searcher.TRANSLATED_DENSE_ALL = default, False, False
+        searcher.MATCH_SHARE = default
     return out
 
 

@@ -2,10 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import FakeEmbedder
-from kotae import Kotae, Record
-from kotae.search import searcher
-from kotae.search.analyze import alnum_variants, analyze
+from kotae.search.analyze import analyze
 from kotae.store import open_store
 from kotae.types import Chunk, DocumentInfo
 
@@ -78,19 +75,3 @@ def test_analyze_from_many_threads_at_once():
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(analyze, texts)) == want
 
-
-def test_a_code_is_also_searched_in_its_other_spelling(tmp_path):
-    assert alnum_variants("Where do I send Form 1040-NR?") == ["1040nr"]
-    assert alnum_variants("Who must file Form 1040NR?") == ["1040", "nr"]
-    assert alnum_variants("IL-6 and COVID-19") == ["il6", "covid19"]
-    assert alnum_variants("The 2022 report for 2 cats") == []  # words apart are not one code
-    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
-        k.index_records([Record("a", "File Form 1040NR with the Internal Revenue Service Center, Austin, TX.", "Where"),
-                         Record("b", "Residents of the United States file the 1040 return.", "Residents")], "irs")
-        found = lambda: [h.chunk.file for h in k.search("Where do I send 1040-NR?", mode="keyword", top_k=2).hits]
-        assert "a" not in found()  # off by default (measured: no change): 1040 and nr are not in it
-        searcher.ALNUM_VARIANTS = True
-        try:
-            assert "a" in found()
-        finally:
-            searcher.ALNUM_VARIANTS = False

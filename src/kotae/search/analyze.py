@@ -181,21 +181,3 @@ def names(text: str) -> list[tuple[str, list[str]]]:
             add(w, tokens, start, m.end(), " ")
     return runs
 
-
-_CODE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]+|[0-9]+)(-?)([A-Za-z]+|[0-9]+)(?![A-Za-z0-9]|-[A-Za-z0-9])")
-
-
-def alnum_variants(text: str) -> list[str]:
-    """Other spellings of the codes a question writes, as search tokens: a letter run and a digit run joined
-    by a hyphen are also searched as one word (Form 1040-NR → 1040nr, IL-6 → il6), one word made of both as
-    its two runs (1040NR → 1040, nr; COVID19 → covid, 19). The documents may write either: the analyser
-    keeps "1040NR" one token and splits "1040-NR" in two."""
-    out: dict[str, None] = {}
-    for m in _CODE.finditer(unicodedata.normalize("NFKC", text)):
-        a, hyphen, b = m.groups()
-        if a.isdigit() == b.isdigit():
-            continue
-        for t in _latin_tokens(a + b) if hyphen else _latin_tokens(f"{a} {b}"):
-            out[t] = None
-    own = set(analyze(text))
-    return [t for t in out if t not in own]

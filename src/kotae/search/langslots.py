@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LANGS", "LangStats", "place_other", "stands_out", "take_back"]
+__all__ = ["LANGS", "LangStats", "place_other", "take_back"]
 
 LANGS = ("ja", "en")
 _OTHER = {"ja": "en", "en": "ja"}
@@ -95,14 +95,3 @@ def take_back(dense: Sequence[tuple[int, float]], mixed_hits: Sequence[tuple[int
     merged.update({r: scale(v) for r, v in mixed_hits if langs.get(r) == target})
     return sorted(merged.items(), key=lambda x: (-x[1], x[0]))
 
-
-def stands_out(dense: Sequence[tuple[int, float]], mixed_hits: Sequence[tuple[int, float]], langs: Mapping[int, str],
-               target: str, query: np.ndarray, mixed: np.ndarray, stats: LangStats) -> bool:
-    """Whether the target language's best chunk under the mixed vector stands out of its language at least as
-    far (z-score) as the question language's best under the question's own vector."""
-    own = _OTHER.get(target, "")
-    best_t = next((v for r, v in mixed_hits if langs.get(r) == target), None)
-    best_o = next((v for r, v in dense if langs.get(r) == own), None)
-    if best_t is None or target not in stats.mean:
-        return False
-    return best_o is None or own not in stats.mean or stats.z(mixed, target, best_t) >= stats.z(query, own, best_o)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -12,7 +12,7 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.search import lexicon
-from kotae.search.analyze import alnum_variants, analyze, names, words
+from kotae.search.analyze import analyze, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
 from kotae.search.gate import (
@@ -26,7 +26,7 @@ from kotae.search.gate import (
     decide,
     explain,
 )
-from kotae.search.langslots import LangStats, place_other, stands_out, take_back
+from kotae.search.langslots import LangStats, place_other, take_back
 from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
@@ -137,8 +137,7 @@ class Searcher:
         dense, margin = self._dense_search(qvec, n, doc_ids)
         gate_top = dense[0][1] if dense else 0.0
         if tvec is not None:
-            dense = self._translated_dense(query, qvec, tvec, dense, n, doc_ids,
-                                           lambda: self._own_language_coverage(query, terms, keyword, df, n_chunks))
+            dense = self._translated_dense(query, qvec, tvec, dense, n, doc_ids)
         if s.low_info_penalty > 0:
             dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
         if isinstance(expansion, np.ndarray) or expansion:
@@ -202,14 +201,10 @@ class Searcher:
 
     def _keyword_search(self, qtokens: list[str], n: int, doc_ids: set[str] | None,
                         query: str = "", translated: list[str] | None = None) -> list[tuple[int, float]]:
-        """BM25 of the question's tokens (and the other spellings of its codes, `analyze.alnum_variants`) and,
-        with synonyms on, its synonym expansion; with translations on, plus its words in the corpus' other
-        language at translation_weight."""
+        """BM25 of the question's tokens and, with synonyms on, its synonym expansion; with translations on,
+        plus its words in the corpus' other language at translation_weight."""
         s = self.settings
         extra = self.expansion(qtokens) if s.synonyms else []
-        codes = alnum_variants(query) if ALNUM_VARIANTS and query else []
-        if codes:  # another spelling of a code is the question's own word: searched at full weight
-            qtokens = qtokens + codes
         # a group term is matched besides the word itself, so a chunk holding the question's own word still
         # ranks first at full weight; phrases (an older index) count half
         weight = s.synonym_weight * (1.0 if self.store.meta("synonym_terms") == "1" else 0.5)
@@ -325,37 +320,19 @@ class Searcher:
         chunks.update(near)
         return out
 
-    def _own_language_coverage(self, query: str, terms: list[str], keyword: list[tuple[int, float]],
-                               df: dict[str, int], n_chunks: int) -> float:
-        """The keyword coverage of the question's words in its best three keyword hits in its own language."""
-        langs, _ = self.language_stats()
-        own = detect_lang(query)
-        rows = [r for r, _ in keyword if langs.get(r) == own][:3]
-        return coverage(terms, [analyze(c.text) for c in self.store.chunks(rows).values()], df, n_chunks)
-
     def _translated_dense(self, query: str, qvec: np.ndarray, tvec: np.ndarray, dense: list[tuple[int, float]],
-                          n: int, doc_ids: set[str] | None,
-                          own_coverage: Callable[[], float] = lambda: 0.0) -> list[tuple[int, float]]:
+                          n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
         """The dense ranking with the question's translated words. The query vector plus `translation_dense` ×
         their embedding scores the chunks in the corpus' other language (the question's own vector the rest);
         e5 rates a question's own language higher, and the translation lifts the other language as a whole, so
         MATCH_SHARE of that lift is taken back: each such score moves that far towards the mean and spread the
-        question's own vector has over that language's chunks. (TRANSLATED_DENSE_ALL: the mixed vector scores
-        every chunk, unmatched; OWN_EVIDENCE: no lift when `own_coverage` reaches the gate's coverage; both
-        measured worse.)"""
+        question's own vector has over that language's chunks (`langslots.take_back`)."""
         mixed = qvec + self.settings.translation_dense * tvec
         mixed = (mixed / np.linalg.norm(mixed)).astype(np.float32)
         both, _ = self._dense_search(mixed, n, doc_ids)
-        if TRANSLATED_DENSE_ALL:
-            return both
         langs, stats = self.language_stats()
         target = "ja" if detect_lang(query) == "en" else "en"
-        share = MATCH_SHARE
-        if OWN_EVIDENCE and own_coverage() >= self.gate_settings().min_coverage:
-            share = 1.0  # the question's own language answers it by its words: no lift for the other
-        if share is None and stats is not None:  # adaptive: the lift stays when the other language stands out
-            share = 0.0 if stands_out(dense, both, langs, target, qvec, mixed, stats) else 1.0
-        return take_back(dense, both, langs, target, qvec, mixed, stats, share or 0.0)[:n]
+        return take_back(dense, both, langs, target, qvec, mixed, stats, MATCH_SHARE)[:n]
 
     def _dense_search(self, vec: np.ndarray, n: int, doc_ids: set[str] | None) -> tuple[list[tuple[int, float]], float]:
         if self.store.searches_vectors:
@@ -491,18 +468,10 @@ class Searcher:
 
 
 # search.translation_dense (`Searcher._translated_dense`): bench/translated_dense.py, chosen on the fit halves'
-# pooled nDCG@10 (off 0.801; share taken back 0 → 0.808, 0.5 → 0.816, 1 → 0.806; every chunk scored by the
-# mixed vector 0.808).
-# OWN_EVIDENCE (no lift when the question's own-language keyword hits already reach the gate's coverage):
-# fit nDCG@10 0.812 against 0.816 without (golden-en fit 0.905 against 0.861, cross-lingual 0.609 against
-# 0.646), so off. None for MATCH_SHARE: the lift kept or not by langslots' z-scores (0.806).
-MATCH_SHARE: float | None = 0.5
-TRANSLATED_DENSE_ALL = False
-OWN_EVIDENCE = False
-# Keyword search also looking for the other spelling of a code the question writes (1040-NR ↔ 1040NR): off,
-# bench/alnum_variants.py found nothing it changes (SciFact hybrid nDCG@10 0.709 → 0.710, keyword 0.662 →
-# 0.659, SQuAD 2.0 and the golden sets equal) for 7 ms more keyword time on SciFact.
-ALNUM_VARIANTS = False
+# pooled nDCG@10 (off 0.801; share of the lift taken back 0 → 0.808, 0.5 → 0.816, 1 → 0.806). Measured worse
+# and removed (bench/README.md): the mixed vector scoring every chunk, the lift decided by z-scores, no lift
+# when the question's own-language keyword hits reach the gate's coverage.
+MATCH_SHARE = 0.5
 # Names are looked for when at least this share of the corpus' chunks is in the question's language (a
 # Japanese question over English documents with a few Japanese pages still names what they lack).
 MIN_NAME_SHARE = 0.02
