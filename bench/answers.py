@@ -3,6 +3,7 @@
     python bench/answers.py                    # writes bench/results/answers.{json,md}
     python bench/answers.py --index /tmp/idx   # keep the samples/docs index between runs (faster reruns)
     python bench/answers.py --split fit        # only the fit half (what a tuner may look at)
+    python bench/answers.py --compare sentence-translation   # plus a column with that choice switched off
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
 (their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,
@@ -13,6 +14,7 @@ must_contain phrase). A miss is diagnosed as: refused; "not retrieved" (no top-5
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -35,6 +37,8 @@ SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
         "users3-ja": "samples/golden-users3-ja.jsonl", "users3-en": "samples/golden-users3-en.jsonl",
         "users4-en": "samples/golden-users4-en.jsonl"}
 ANSWER_K = 5
+# --compare: a choice of the sentence scorer switched off for a second pass over the same index (module, constant)
+CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED")}
 
 
 def diagnose(it: Any, k: Kotae) -> dict[str, Any]:
@@ -48,30 +52,51 @@ def diagnose(it: Any, k: Kotae) -> dict[str, Any]:
             "completeness": a.completeness}
 
 
+def score_sets(k: Kotae, names: list[str], only: str | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        path = os.path.join(ROOT, SETS[name])
+        given = golden_splits(path)
+        for it in load_golden(path):
+            split = given.get(it.id) or hash_split(it.id)
+            if it.answerable and (only is None or split == only):
+                rows.append({"set": name, "split": split, **diagnose(it, k)})
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
     ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated subset of " + ",".join(SETS))
+    ap.add_argument("--compare", choices=sorted(CHOICES), help="also score with this choice switched off")
     args = ap.parse_args()
+    off: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]))
         k.index([os.path.join(ROOT, "samples", "docs")])
-        rows: list[dict[str, Any]] = []
-        for name in args.sets.split(","):
-            path = os.path.join(ROOT, SETS[name])
-            given = golden_splits(path)
-            for it in load_golden(path):
-                split = given.get(it.id) or hash_split(it.id)
-                if it.answerable and (args.split is None or split == args.split):
-                    rows.append({"set": name, "split": split, **diagnose(it, k)})
+        rows = score_sets(k, args.sets.split(","), args.split)
+        if args.compare:
+            module, name = CHOICES[args.compare]
+            mod = importlib.import_module(module)
+            saved = getattr(mod, name)
+            setattr(mod, name, False)
+            try:
+                off = {f"{r['set']}/{r['id']}": r["correct"] for r in score_sets(k, args.sets.split(","), args.split)}
+            finally:
+                setattr(mod, name, saved)
         k.close()
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    without: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in rows:
         for g in ((r["set"], r["split"]), (r["set"], "all")):
             groups[g].append(r["correct"])
-    lines = ["| set | split | n | correct |", "|---|---|---|---|"]
-    lines += [f"| {s} | {sp} | {len(v)} | {sum(v) / len(v):.3f} |" for (s, sp), v in sorted(groups.items())]
+            if off:
+                without[g].append(off[f"{r['set']}/{r['id']}"])
+    extra = f" without {args.compare} |" if off else ""
+    lines = ["| set | split | n | correct |" + extra, "|---|---|---|---|" + ("---|" if off else "")]
+    lines += [f"| {s} | {sp} | {len(v)} | {sum(v) / len(v):.3f} |"
+              + (f" {sum(without[s, sp]) / len(v):.3f} |" if off else "") for (s, sp), v in sorted(groups.items())]
     lines += ["", "Misses:", "", "| set | split | id | why | phrase in source # | question |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['set']} | {r['split']} | {r['id']} | {r['why']} | {r['phrase_in_sources']} | {r['question']} |"
               for r in rows if not r["correct"]]
@@ -85,8 +110,9 @@ def main() -> int:
     m = machine()
     header = (f"Extractive answers over samples/docs (hybrid, default settings, answers from the top {ANSWER_K}), "
               f"phrase-correct per split (golden-ja/en: split by id hash; users sets: their own split, never tuned "
-              f"on). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py`.\n\n")
-    write("answers", {"machine": m, "rows": rows,
+              f"on). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py"
+              f"{' --compare ' + args.compare if off else ''}`.\n\n")
+    write("answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
                       "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},
           header + "\n".join(lines))
     return 0

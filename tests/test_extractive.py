@@ -69,3 +69,16 @@ def test_a_sentence_repeated_in_two_passages_is_said_once():
     scores = np.array([0.9 if "無断" in t else 0.89 for t in texts])
     chosen = [c.text for c in pick(cands, scores)]
     assert len(chosen) == len({"".join(t.split()) for t in chosen}) == 2
+
+
+def test_a_sentence_in_the_other_language_is_scored_as_the_dense_search_ranks_its_chunk():
+    from kotae.answer.extractive import translated_cosine
+
+    q = np.array([1.0, 0.0, 0.0])
+    sentences = np.array([[0.8, 0.6, 0.0],   # English, close to the question's words
+                          [0.6, 0.0, 0.8]])  # Japanese, close to their translation
+    scores = sentences @ q
+    lifted = translated_cosine(scores, sentences, q, np.array([0.0, 0.0, 1.0]), 1.0, np.array([False, True]))
+    assert lifted[0] == scores[0]  # the question's own language keeps its score
+    assert lifted[1] > lifted[0] > scores[1]
+    assert np.isclose(lifted[1], sentences[1] @ (np.array([1.0, 0.0, 1.0]) / np.sqrt(2)))

@@ -103,3 +103,19 @@ def test_the_translated_words_lead_dense_search_to_the_other_language(tmp_path, 
     parking = "When does the parking lot open?"
     assert on.search(parking, mode="dense").hits[0].similarity == off.search(parking, mode="dense").hits[0].similarity
     store.close()
+
+
+def test_an_english_question_quotes_the_japanese_sentence_that_answers_it(tmp_path, fake_embedder):
+    from kotae.answer.ask import ask
+    from kotae.config import GateSettings
+
+    docs = {**DOCS, "badge.md": "# Badges\n\nA lost staff badge is replaced by the front desk for a fee.\n"}
+    store = bilingual_store(tmp_path, fake_embedder, docs)
+    every = GateSettings(min_margin=-1.0)  # the sentence choice, not the gate, is under test
+    on = Searcher(store, fake_embedder, SearchSettings(synonyms=False, gate=every), fixed_gate=True)
+    off = Searcher(store, fake_embedder, SearchSettings(synonyms=False, translation_dense=0.0, gate=every),
+                   fixed_gate=True)
+    q = "What are the staff cafeteria hours?"
+    assert ask(q, on, mode="hybrid").answer.startswith("社員食堂の営業は11時から14時まで")
+    assert "badge" in ask(q, off, mode="hybrid").answer  # the hashed words share no bucket with 食堂
+    store.close()

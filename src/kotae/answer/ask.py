@@ -9,6 +9,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
+import numpy as np
+
 from kotae.answer import checks, complete, extractive
 from kotae.answer.lists import CONTEXT_CHARS, complete_lists
 from kotae.answer.llm import LLM, LLMError
@@ -28,6 +30,9 @@ __all__ = ["Event", "ask", "ask_stream", "dont_know"]
 # 有休 ↔ 年次有給休暇) widen retrieval, but in the sentence choice they favour a sentence that restates the
 # question's term over the one that answers it (bench/workplace_synonyms.py, fit halves).
 SENTENCE_WORKPLACE = False
+# A sentence in the corpus' other language is scored against the question's vector plus its translated words', as
+# the dense search ranks its chunk (extractive.translated_cosine): bench/answers.py --compare, fit halves.
+SENTENCE_TRANSLATED = True
 
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
@@ -168,15 +173,29 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     syn = on_demand(workplace=SENTENCE_WORKPLACE) if searcher.settings.synonyms else None
     cand_groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in cand_tokens] if syn else None
     sources = [c.source for c in cands]
+    other = _other_language(question, cands, searcher)
     out = []
     for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
         qgroups = _term_groups(toks, syn) if syn else None
         scores = extractive.score(vec, vecs, toks, cand_tokens, sources, df, n, qgroups, cand_groups)
+        if other.any() and (translated := searcher.translated(part, toks)):
+            scores = extractive.translated_cosine(scores, vecs, vec, embedder.query(" ".join(translated)),
+                                                  searcher.settings.translation_dense, other)
         content = {t for _, ts in ws for t in ts if t not in ASKING}
         share = sum(df.get(t, 0) == 0 for t in content) / len(content) if content else 0.0
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
                                         absent=absent_terms(ws, df), absent_share=share))
     return complete.compose(out, detect_lang(question))
+
+
+def _other_language(question: str, cands: list[extractive.Candidate], searcher: Searcher) -> np.ndarray:
+    """Which sentences are in the corpus' other language, when the question's words are searched in it
+    (`Searcher.translation_source`) and their translations are embedded (`translation_dense` > 0)."""
+    if (not SENTENCE_TRANSLATED or searcher.settings.translation_dense <= 0
+            or searcher.translation_source(question) is None):
+        return np.zeros(len(cands), dtype=bool)
+    own = detect_lang(question)
+    return np.array([detect_lang(c.text) not in (own, "mixed") for c in cands], dtype=bool)
 
 
 def _term_groups(tokens: list[str], syn) -> dict[str, frozenset[int]]:  # type: ignore[no-untyped-def]

@@ -156,6 +156,18 @@ def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequen
     return sims + KEYWORD_WEIGHT * kw - RANK_PRIOR * np.asarray(sources, dtype=float)
 
 
+def translated_cosine(scores: np.ndarray, sentence_vecs: np.ndarray, query_vec: np.ndarray,
+                      translation_vec: np.ndarray, weight: float, other: np.ndarray) -> np.ndarray:
+    """`scores` with the cosine part of each sentence in the corpus' other language (`other`) taken against the
+    question's vector plus `weight` × its translated words' (normalised), as the dense search ranks those
+    chunks (`search.translation_dense`): e5 rates a question's own language higher, so an English question
+    otherwise quotes an English sentence of a lower passage over the Japanese one that answers it."""
+    mixed = query_vec + weight * translation_vec
+    mixed = mixed / (np.linalg.norm(mixed) or 1.0)
+    lift = np.where(other, sentence_vecs @ mixed - sentence_vecs @ query_vec, 0.0) if len(sentence_vecs) else 0.0
+    return scores + lift
+
+
 def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
          keep_ratio: float = 0.97, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
     """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order (those for which
