@@ -35,6 +35,7 @@ from kotae import Kotae, Record
 from kotae.config import Settings
 from kotae.eval import load_golden
 from kotae.search import autocal
+from kotae.search import searcher as searcher_module
 from kotae.search.gate import GateSettings, calibrate, decide
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -85,6 +86,11 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
     return out
 
 
+# the searcher's choices measured here against the other setting (module constant of kotae.search.searcher)
+EXPERIMENTS = {"absent words across languages": "ABSENT_TRANSLATED",
+               "margin within the top chunk's language": "LANGUAGE_MARGIN"}
+
+
 def rate(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 3) if flags else None
 
@@ -129,6 +135,22 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
         if answerable:  # what the names rule refuses wrongly, to read
             row["refused_by_names"] = [q for q, r, s in zip(questions, auto, signals, strict=True) if s[6] and not r]
         out["groups"][name] = row
+    # experiments: each choice of EXPERIMENTS switched the other way, the gate refitted with it, the names rule on
+    # top, as the shipped column
+    for label, flag in EXPERIMENTS.items():
+        flipped = not getattr(searcher_module, flag)
+        setattr(searcher_module, flag, flipped)
+        try:
+            k.self_calibrate(force=True)
+            fitted = k.searcher.gate_settings()
+            for name, (_, questions) in groups.items():
+                out["groups"][name][label] = rate(
+                    [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found or nm > 0
+                     for lang, m, c, a, ls, sim, nm in k._signals(questions)])
+        finally:
+            setattr(searcher_module, flag, not flipped)
+            k.self_calibrate(force=True)
+        out.setdefault("flipped_to", {})[label] = flipped
     return out
 
 
@@ -218,12 +240,14 @@ def main() -> int:
         lines += [(f"### {corpus}: {r['chunks']} chunks; self-calibration {r['calibration_seconds']} s "
                    f"(answers at margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')} or top similarity ≥ "
                    f"{c.get('min_similarity_ja')} ja / {c.get('min_similarity_en')} en)"), "",
-                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated | refused, self-calibrated + names | + names, margin per language |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated | refused, self-calibrated + names | + names, margin per language | "
+                  + " | ".join(f"+ names, {label} {'on' if on else 'off'}" for label, on in r["flipped_to"].items()) + " |",
+                  "|---|---|---|---|---|---|---|---|" + "---|" * len(EXPERIMENTS)]
         for g, row in r["groups"].items():
             kind = "answerable: refusing is wrong" if row["answerable"] else "refusing is right"
             lines.append(f"| {g} | {row['n']} | {kind} | {row['default']} | {row.get('previous')} | {row['auto']} | "
-                         f"{row.get('names')} | {row.get('names+lang_margin')} |")
+                         f"{row.get('names')} | {row.get('names+lang_margin')} | "
+                         + " | ".join(str(row.get(label)) for label in EXPERIMENTS) + " |")
         lines.append("")
     m = machine()
     header = (f"Gate refusals on four corpora, default thresholds beside self-calibrated ones (fitted on the bundled "

@@ -11,6 +11,7 @@ from kotae import Kotae, Record
 from kotae.cli import main
 from kotae.config import GateSettings
 from kotae.search import autocal
+from kotae.search import searcher as searcher_module
 from kotae.search.analyze import names, words
 from kotae.search.gate import absent_names, absent_share, absent_terms, calibrate, decide, explain
 from kotae.store import open_store
@@ -238,3 +239,46 @@ def test_a_name_held_in_the_corpus_other_language_is_not_absent(tmp_path):
         k.self_calibrate(force=True)
         assert not k.search("フランスの祝日は？").gate.absent_names  # France, through the lexicon
         assert k.search("ドイツの祝日は？").gate.absent_names == ("ドイツ",)  # Germany: in neither language
+
+
+def test_a_japanese_question_over_mostly_english_documents_has_its_words_looked_for_in_both(tmp_path, monkeypatch):
+    english = [Record(f"en{i}", f"Wages are paid on the 25th of each month. Office {i} closes at six on Fridays.",
+                      f"Office {i}") for i in range(20)]
+    records = [Record("ja", "当社の休日は土曜日、日曜日及び祝日とする。", "休日"), *english]
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index_records(records, "mixed")
+        k.self_calibrate(force=True)
+        assert 0.02 <= k.searcher.lang_share("ja") < 0.2  # Japanese is a small part of this corpus
+        lost = k.search("光合成の仕組みを教えて").gate  # in no document, in either language
+        assert lost.absent > 0.6 and lost.lang_share > 0.9  # looked for across the whole corpus
+        wages = k.search("賃金の支払日は？").gate  # 賃金: "wages" in the English documents
+        assert wages.absent < lost.absent and wages.lang_share > 0.9
+        refuse_absent = GateSettings(min_margin=-1.0, max_absent=0.6)  # only the absent-word rule can refuse
+        assert not decide(lost.similarity, lost.margin, lost.coverage, refuse_absent, absent=lost.absent,
+                          lang_share=lost.lang_share).found
+        monkeypatch.setattr(searcher_module, "ABSENT_TRANSLATED", False)  # before: looked for in Japanese only
+        before = k.search("光合成の仕組みを教えて").gate
+        assert before.lang_share < 0.2 and decide(before.similarity, before.margin, before.coverage, refuse_absent,
+                                                  absent=before.absent, lang_share=before.lang_share).found
+
+
+def test_the_gate_margin_is_taken_within_the_top_chunk_s_language(tmp_path, monkeypatch):
+    english = [Record(f"en{i}", f"Wages are paid on the 25th of each month. Office {i} closes at six on Fridays.",
+                      f"Office {i}") for i in range(20)]
+    japanese = [Record("ja1", "当社の休日は土曜日、日曜日及び祝日とする。", "休日"),
+                Record("ja2", "社員食堂の営業は11時から14時までとする。", "食堂"),
+                Record("ja3", "通勤手当は月額5万円を上限として支給する。", "通勤")]
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index_records([*japanese, *english], "mixed")
+        k.self_calibrate(force=True)
+        q = "社員食堂の営業時間は？"
+        within = k.search(q, mode="dense").gate
+        _, stats = k.searcher.language_stats()
+        top = k.search(q, mode="dense").hits[0]
+        assert "食堂" in top.chunk.text and stats is not None
+        expected = within.similarity - float(k.embedder.query(q) @ stats.mean["ja"])
+        assert within.margin == pytest.approx(expected, abs=1e-4)
+        monkeypatch.setattr(searcher_module, "LANGUAGE_MARGIN", False)
+        over_all = k.search(q, mode="dense").gate
+        # over all chunks the English ones pull the mean down: the Japanese question's margin was inflated
+        assert over_all.margin > within.margin and over_all.similarity == within.similarity

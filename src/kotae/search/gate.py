@@ -50,11 +50,13 @@ def coverage(query_tokens: Sequence[str], passage_tokens: Sequence[Sequence[str]
 
 
 def absent_share(tokens: Sequence[str], df: Mapping[str, int],
-                 synonyms: Sequence[tuple[int, int, bool]] = ()) -> tuple[float, int]:
+                 synonyms: Sequence[tuple[int, int, bool]] = (), held_otherwise: frozenset[int] = frozenset(),
+                 ) -> tuple[float, int]:
     """The share of the question's distinct content tokens (`tokens` in order, words that only ask left out)
     that no chunk holds, and how many there are. A token counts as held when a synonym entry covering it
-    (`synonyms`: start, end, whether its group term occurs in the corpus) occurs: 給与 for salary."""
-    held_by_synonym = {i for a, b, present in synonyms if present for i in range(a, b)}
+    (`synonyms`: start, end, whether its group term occurs in the corpus) occurs: 給与 for salary; or when its
+    position is in `held_otherwise` (a translation the corpus holds)."""
+    held_by_synonym = {i for a, b, present in synonyms if present for i in range(a, b)} | held_otherwise
     seen: dict[str, bool] = {}
     for i, t in enumerate(tokens):
         if t in ASKING:

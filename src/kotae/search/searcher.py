@@ -136,6 +136,8 @@ class Searcher:
         t1 = time.perf_counter()
         dense, margin = self._dense_search(qvec, n, doc_ids)
         gate_top = dense[0][1] if dense else 0.0
+        gate_margin = (self._language_margin(query, qvec, dense, margin) if LANGUAGE_MARGIN and doc_ids is None
+                       else margin)
         if tvec is not None:
             dense = self._translated_dense(query, qvec, tvec, dense, n, doc_ids)
         if s.low_info_penalty > 0:
@@ -184,7 +186,7 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(query, qtokens, df, n_chunks, gate_top, margin, hits)
+        gate = self._gate(query, qtokens, df, n_chunks, gate_top, gate_margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0) - t.get("embed_translation", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices)
@@ -320,6 +322,22 @@ class Searcher:
         chunks.update(near)
         return out
 
+    def _language_margin(self, query: str, qvec: np.ndarray, dense: list[tuple[int, float]], margin: float) -> float:
+        """The gate's margin over a corpus in Japanese and English: the top similarity over the question's mean
+        similarity to the chunks of the top chunk's language (`LangStats`; a chunk of both languages counts
+        in the question's), not to all chunks. e5 rates a question's own language higher, so over English
+        documents with a few Japanese pages every Japanese question's best chunk stood far above the (English)
+        mean, answerable or not. `margin` elsewhere."""
+        if not dense:
+            return margin
+        langs, stats = self.language_stats()
+        lang = langs.get(dense[0][0]) if stats is not None else None
+        if lang == "mixed":
+            lang = "en" if detect_lang(query) == "en" else "ja"
+        if stats is None or lang is None or lang not in stats.mean:
+            return margin
+        return dense[0][1] - float(np.asarray(qvec, dtype=np.float64) @ stats.mean[lang])
+
     def _translated_dense(self, query: str, qvec: np.ndarray, tvec: np.ndarray, dense: list[tuple[int, float]],
                           n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
         """The dense ranking with the question's translated words. The query vector plus `translation_dense` ×
@@ -386,9 +404,12 @@ class Searcher:
         terms = list(dict.fromkeys(qtokens))
         cov = coverage(terms, self._with_translations(query, terms, [analyze(h.chunk.text) for h in hits[:3]]),
                        df, n_chunks)
-        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens))
         lang = detect_lang(query)
         share = self.lang_share(lang)
+        translated = self._held_in_other_language(lang, share, qtokens, df) if ABSENT_TRANSLATED else None
+        if translated is not None:  # the words were looked for in both languages: the whole corpus
+            share = self.lang_share("ja") + self.lang_share("en") - self._mixed_share()
+        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens), translated or frozenset())
         missing = self.absent_names(query, df) if self.settings.absent_names else []
         decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang,
                           names=missing)
@@ -397,10 +418,39 @@ class Searcher:
             return decision
         pairs = words(query)
         df_all = self._with_frequencies(df, [t for _, toks in pairs for t in toks])
+        if translated:  # what the other language holds is not named as absent
+            df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in translated}}
         terms = absent_terms(pairs, df_all, limit=8)  # the words that name something first: "FIFA" before "2018"
         named = [t for t in terms if any(n in t for n in missing)]
         plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang)
         return replace(decision, explanation=plain)
+
+    def _held_in_other_language(self, lang: str, share: float, qtokens: list[str],
+                                df: dict[str, int]) -> frozenset[int] | None:
+        """Where the question's language is a small part of a corpus in both languages (at least
+        `MIN_NAME_SHARE`, under `MIN_LANG_SHARE`), the positions of its tokens the corpus holds in the other
+        language (a lexicon translation with a document frequency) or that the lexicon does not know (ハーバード
+        may be written Harvard there): the rest are absent from every document in both languages. None: the
+        absent share is not computed across languages here."""
+        source = "en" if lang == "en" else "ja" if lang in ("ja", "mixed") else None
+        if source is None or not MIN_NAME_SHARE <= share < MIN_LANG_SHARE:
+            return None
+        if self.lang_counts().get("ja" if source == "en" else "en", 0) == 0:
+            return None
+        lex = lexicon.bundled()
+        spans = lexicon.matches(qtokens, lex.side(source))
+        df_all = self._with_frequencies(df, [t for _, _, found in spans for p in found for t in p])
+        known = {i for a, b, _ in spans for i in range(a, b)}
+        held = {i for i in range(len(qtokens)) if i not in known}
+        for a, b, found in spans:
+            if any(all(df_all.get(t, 0) > 0 for t in p) for p in found):
+                held.update(range(a, b))
+        return frozenset(held)
+
+    def _mixed_share(self) -> float:
+        counts = self.lang_counts()
+        total = sum(counts.values())
+        return counts.get("mixed", 0) / total if total else 0.0
 
     def absent_names(self, query: str, df: dict[str, int]) -> list[str]:
         """The names the question mentions (`analyze.names`) that no chunk holds, even through a synonym group
@@ -475,6 +525,11 @@ MATCH_SHARE = 0.5
 # Names are looked for when at least this share of the corpus' chunks is in the question's language (a
 # Japanese question over English documents with a few Japanese pages still names what they lack).
 MIN_NAME_SHARE = 0.02
+# The absent-word rule over a corpus mostly in the other language: the question's words looked for in both
+# languages through the lexicon (`Searcher._held_in_other_language`). Experiment: bench/refusal.py.
+ABSENT_TRANSLATED = True
+# The gate's margin within the top chunk's language (`Searcher._language_margin`). Experiment: bench/refusal.py.
+LANGUAGE_MARGIN = True
 
 
 def _ms(t0: float) -> float:
