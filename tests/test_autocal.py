@@ -44,11 +44,26 @@ def test_pseudo_questions_take_part_of_a_sentence_and_are_deterministic():
 
 
 def test_refits_when_the_corpus_grew_by_a_quarter_never_over_the_user_s_own():
-    fitted = autocal.CalibrationState("auto", chunks=100)
+    fitted = autocal.CalibrationState("auto", chunks=100, design=autocal.DESIGN)
     assert autocal.needs_fit(autocal.CalibrationState("default"), 10)
     assert not autocal.needs_fit(autocal.CalibrationState("default"), 0)
     assert not autocal.needs_fit(fitted, 120) and autocal.needs_fit(fitted, 130) and autocal.needs_fit(fitted, 70)
     assert not autocal.needs_fit(autocal.CalibrationState("user", chunks=100), 1000)
+    # a fit an older kotae recorded (no design: its margin was over every chunk) is redone at any size
+    older = autocal.state(json.dumps({"source": "auto", "chunks": 100}))
+    assert older.design == 1 and autocal.needs_fit(older, 100)
+    assert "run `kotae calibrate` again" in autocal.state(json.dumps({"source": "user"})).describe()
+
+
+def test_indexing_again_refits_a_gate_an_older_kotae_fitted(tmp_path):
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([RULES])
+        recorded = json.loads(k.store.meta(autocal.META) or "{}")
+        assert recorded["design"] == autocal.DESIGN
+        k.store.set_meta(autocal.META, json.dumps({**recorded, "design": 1, "fitted_at": "2026-01-01T00:00:00+00:00"}))
+        report = k.index([RULES])  # nothing new to read
+        assert not report.indexed and k.calibration().design == autocal.DESIGN
+        assert k.calibration().fitted_at != "2026-01-01T00:00:00+00:00"
 
 
 def test_fit_takes_its_thresholds_from_the_negatives_evidence():

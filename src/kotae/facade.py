@@ -193,8 +193,7 @@ class Kotae(Conversations):
         isolated = settings.limits.isolate if isolate is None else isolate
         report = index_paths(list(paths), self.store, self.embedder, settings, progress, force=force,
                              names=names, read=read_isolated if isolated else None)
-        if report.indexed:
-            self.self_calibrate()
+        if self.self_calibrate() is not None or report.indexed:  # also refits a gate an older kotae fitted
             self.store.vector_file()  # built now (if calibration did not), so a one-shot `ask` only maps it
         return report
 

@@ -30,6 +30,9 @@ from kotae.search.gate import ABSENT_CUTS, MIN_LANG_SHARE, GateStats, decide, ev
 POSITIVES = 200  # pseudo-questions per fit (fewer on a small index: one per sentence sampled)
 MAX_FALSE_REFUSAL = 0.05
 REFIT_GROWTH = 0.25  # refit when the chunk count moved by 25 % since the last fit
+# The gate's evidence as `Searcher` computes it now; a self-calibration fitted on other evidence is redone.
+# 2: the margin within the top chunk's language, absent words looked for in both languages (2026-12-03).
+DESIGN = 2
 # A pseudo-question keeps SPAN of a sentence, and NOISE of its words (or characters) are swapped for words of
 # the bundled negatives: real questions share only part of their vocabulary with the passage that answers
 # them. Both were chosen on the "fit" half of the golden sets (bench/refusal.py), never the held-out half.
@@ -56,6 +59,7 @@ class CalibrationState:
     max_absent: float | None = None
     min_similarity_ja: float | None = None
     min_similarity_en: float | None = None
+    design: int = 1  # the gate evidence it was fitted on (`DESIGN`); records written before it have none: 1
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -65,7 +69,10 @@ class CalibrationState:
         if self.source == "default":
             return "gate not calibrated yet (default thresholds)"
         if self.source == "user":
-            return "gate calibrated on your labelled questions" + (f" ({self.fitted_at})" if self.fitted_at else "")
+            older = ("; fitted by an older kotae, whose similarity margin differed over documents in two "
+                     "languages: run `kotae calibrate` again") if self.design < DESIGN else ""
+            return ("gate calibrated on your labelled questions" + (f" ({self.fitted_at})" if self.fitted_at else "")
+                    + older)
         return (f"gate self-calibrated at {self.chunks} chunks: refuses {self.refused_negatives:.0%} of "
                 f"{self.negatives} off-topic test questions (and {self.refused_positives:.0%} of {self.positives} "
                 f"sentence fragments of the documents with words swapped, harder than real questions)")
@@ -139,7 +146,7 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
     """Whether an index of `chunks` chunks should (re)fit its gate."""
     if current.source == "user" or chunks == 0:
         return False
-    if current.source == "default":
+    if current.source == "default" or current.design < DESIGN:
         return True
     return abs(chunks - current.chunks) > REFIT_GROWTH * max(current.chunks, 1)
 
@@ -215,14 +222,14 @@ def _state(settings: GateSettings, stats: GateStats, chunks: int) -> Calibration
         round(stats.recall, 4), round(stats.false_refusal_rate, 4),
         datetime.now(UTC).isoformat(timespec="seconds"), round(settings.min_margin, 6),
         round(settings.min_coverage, 6), round(settings.max_absent, 6), round(settings.min_similarity_ja, 6),
-        round(settings.min_similarity_en, 6))
+        round(settings.min_similarity_en, 6), DESIGN)
 
 
 def user_state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:
     """The record of a `kotae calibrate` fit on the user's own labelled questions."""
     return CalibrationState("user", chunks, stats.answerable, stats.unanswerable, round(stats.recall, 4),
                             round(stats.false_refusal_rate, 4), datetime.now(UTC).isoformat(timespec="seconds"),
-                            round(settings.min_margin, 6), round(settings.min_coverage, 6))
+                            round(settings.min_margin, 6), round(settings.min_coverage, 6), design=DESIGN)
 
 
 __all__ = ["META", "CalibrationState", "Signal", "evaluate", "fit", "languages", "needs_fit",
