@@ -26,6 +26,17 @@ def test_a_chunk_that_begins_inside_a_list_gets_its_lead_in_from_the_page_before
     assert [c.text[:3] for c in chosen] == ["従業員", "（1）", "（2）", "（3）"]
 
 
+def test_the_items_on_the_next_page_follow_a_list_that_ends_its_page():
+    page10 = ("第52条（懲戒の事由）\n従業員が次のいずれかに該当するときは、譴責、減給又は出勤停止とする。\n"
+              "（1）正当な理由なく無断欠勤が3日以上に及ぶとき\n（2）過失により会社に損害を与えたとき")
+    page11 = "（3）第9条に定める遵守事項に違反したとき\n（4）第12条の規定に違反したとき\n第53条（懲戒の手続）\n"
+    # what ask passes at a page edge: the rest of the page (nothing) and the next page, joined by a line break
+    _, suffix = complete_lists("", page10, "" + "\n" + page11)
+    assert suffix.strip().startswith("（3）") and suffix.endswith("違反したとき") and "第53条" not in suffix
+    _, steps = complete_lists("", "To request remote work, do as follows:\n", "\n- Ask your manager.\n- Fill in RW-1.\n\nNext.")
+    assert steps.split() == ["-", "Ask", "your", "manager.", "-", "Fill", "in", "RW-1."]  # Markdown's blank line
+
+
 def test_a_chunk_that_ends_with_a_lead_in_gets_the_items_that_follow():
     text = "第37条（割増賃金）\n時間外労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
     after = "（1）時間外労働 25%\n（2）休日労働 35%\n2　前項の計算の基礎は基本給とする。"

@@ -68,6 +68,9 @@ def _after(text: str, after: str) -> str:
         if n == 0 and mid_line and not ITEM.match(body):  # the rest of the chunk's last line
             out.append(line)
             continue
+        if not body and not any(x.strip() for x in out):  # a blank line before the first item (Markdown's
+            out.append(line)                              # "as follows:" + blank line, or the next page joined on)
+            continue
         if not body or not ITEM.match(body) or len(out) >= MAX_ITEMS:
             break
         out.append(line)
