@@ -27,6 +27,7 @@ from kotae.store.conversations import History
 from kotae.store.pg_connect import Connections, redact
 from kotae.store.pg_query import exact_search, filter_sql
 from kotae.store.pg_write import Totals, apply, array, chunk_keys, remove
+from kotae.store.sqlite_keyword import required
 from kotae.types import Chunk, DocumentInfo, PageWords
 
 # The HNSW parameters and the rebuild share are settings (store.hnsw_*, kotae.config): ef_search is at
@@ -74,6 +75,8 @@ class PostgresStore(Store):
         self._has_index = False  # the HNSW index seen (or built) by this process
         self.configure(StoreSettings())
         self.last_load: dict[str, Any] = {}  # what the last bulk load did (tests and bench/postgres.py read it)
+        self.keyword_pruning = True  # exact top-k pruning of the keyword search (pg_keyword); off: score every chunk
+        self.last_essential: tuple[int, int] | None = None  # (terms scored, terms) of the last pruned search
 
     def configure(self, settings: StoreSettings) -> None:
         self.hnsw = pg_schema.Hnsw(settings.hnsw_m, settings.hnsw_ef_construction, settings.hnsw_halfvec)
@@ -390,10 +393,21 @@ class PostgresStore(Store):
             if not n:
                 return []
             df = dict(conn.execute("SELECT term, chunks FROM keyword_terms WHERE term = ANY(%s)", (terms,)).fetchall())
-            args = {"terms": terms, "idf": kw.idf(n, df, terms), "tsquery": kw.tsquery_literal(terms),
+            idf = kw.idf(n, df, terms)
+            args = {"terms": terms, "idf": idf, "tsquery": kw.tsquery_literal(terms),
                     "k1": kw.K1, "b": kw.B, "avgdl": (total / n) or 1.0, "limit": limit,
                     "docs": sorted(doc_ids or ())}
-            rows = conn.execute(kw.bm25_sql(doc_ids is not None), args).fetchall()
+            sql = kw.bm25_sql(doc_ids is not None)
+            self.last_essential = None
+            rare = kw.rare_terms(terms, df, limit) if self.keyword_pruning else None
+            if rare is not None:  # exact pruning (pg_keyword): the k-th score by the rarest terms' chunks …
+                first = conn.execute(sql, {**args, "tsquery": kw.tsquery_literal(rare)}).fetchall()
+                if len(first) >= limit:  # … leaves out the commonest terms that cannot lift a chunk past it
+                    need = sorted(required([kw.bound(x) for x in idf], float(first[-1][1])))
+                    if sum(df.get(terms[i], 0) for i in need) <= kw.WORTH * sum(df.get(t, 0) for t in terms):
+                        self.last_essential = (len(need), len(terms))
+                        args["tsquery"] = kw.tsquery_literal([terms[i] for i in need])
+            rows = conn.execute(sql, args).fetchall()
         return [(int(r), float(s)) for r, s in rows]
 
     def document_frequencies(self, tokens: Sequence[str]) -> tuple[dict[str, int], int]:
