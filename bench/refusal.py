@@ -86,9 +86,10 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
     return out
 
 
-# the searcher's choices measured here against the other setting (module constant of kotae.search.searcher)
-EXPERIMENTS = {"absent words across languages": "ABSENT_TRANSLATED",
-               "margin within the top chunk's language": "LANGUAGE_MARGIN"}
+# choices measured here against another setting: (module, constant, value; None: the boolean flipped)
+EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
+               "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
+               "similarity quantile": (autocal, "Q_SIMILARITY", 0.8)}
 
 
 def rate(flags: list[bool]) -> float | None:
@@ -135,22 +136,22 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
         if answerable:  # what the names rule refuses wrongly, to read
             row["refused_by_names"] = [q for q, r, s in zip(questions, auto, signals, strict=True) if s[6] and not r]
         out["groups"][name] = row
-    # experiments: each choice of EXPERIMENTS switched the other way, the gate refitted with it, the names rule on
-    # top, as the shipped column
-    for label, flag in EXPERIMENTS.items():
-        flipped = not getattr(searcher_module, flag)
-        setattr(searcher_module, flag, flipped)
+    # experiments: each choice of EXPERIMENTS set the other way, the gate refitted with it, the names rule on top,
+    # as the shipped column
+    for label, (module, name, value) in EXPERIMENTS.items():
+        saved = getattr(module, name)
+        setattr(module, name, (not saved) if value is None else value)
         try:
             k.self_calibrate(force=True)
             fitted = k.searcher.gate_settings()
-            for name, (_, questions) in groups.items():
-                out["groups"][name][label] = rate(
+            for group, (_, questions) in groups.items():
+                out["groups"][group][label] = rate(
                     [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found or nm > 0
                      for lang, m, c, a, ls, sim, nm in k._signals(questions)])
+            out.setdefault("experiments", {})[label] = getattr(module, name)
         finally:
-            setattr(searcher_module, flag, not flipped)
+            setattr(module, name, saved)
             k.self_calibrate(force=True)
-        out.setdefault("flipped_to", {})[label] = flipped
     return out
 
 
@@ -241,7 +242,8 @@ def main() -> int:
                    f"(answers at margin ≥ {c.get('min_margin')}, coverage ≥ {c.get('min_coverage')} or top similarity ≥ "
                    f"{c.get('min_similarity_ja')} ja / {c.get('min_similarity_en')} en)"), "",
                   "| questions | n | kind | refused, default gate | refused, previous self-calibration | refused, self-calibrated | refused, self-calibrated + names | + names, margin per language | "
-                  + " | ".join(f"+ names, {label} {'on' if on else 'off'}" for label, on in r["flipped_to"].items()) + " |",
+                  + " | ".join(f"+ names, {label} {'on' if v is True else 'off' if v is False else v}"
+                               for label, v in r["experiments"].items()) + " |",
                   "|---|---|---|---|---|---|---|---|" + "---|" * len(EXPERIMENTS)]
         for g, row in r["groups"].items():
             kind = "answerable: refusing is wrong" if row["answerable"] else "refusing is right"
