@@ -176,6 +176,15 @@ def golden_groups() -> dict[str, tuple[bool, list[str]]]:
     return groups
 
 
+def real_groups() -> dict[str, tuple[bool, list[str]]]:
+    """bench/golden/users-real.jsonl's answerable questions (over the real files of the samples + real index),
+    per its own split: Japanese and English questions over real documents, some asked across languages."""
+    items = jsonl(os.path.join(ROOT, "bench", "golden", "users-real.jsonl"))
+    return {f"users-real answerable ({part})": (True, [u["question"] for u in items
+                                                       if u.get("answerable", True) and u["split"] == part])
+            for part in ("fit", "held-out")}
+
+
 def open_index(name: str) -> Kotae:
     return Kotae.open(os.path.join(CACHE, name), settings=Settings())
 
@@ -193,7 +202,7 @@ def corpora(shared: str, limit: int, only: list[str] | None) -> Iterator[tuple[s
         k = open_index("samples-real")
         real = [os.path.join(shared, "samples", s) for s in ("docling", "unstructured", "pdfminer")]
         k.index([os.path.join(ROOT, "samples", "docs"), *real])
-        yield "samples+real", k, {**golden_groups(), **off}
+        yield "samples+real", k, {**golden_groups(), **real_groups(), **off}
     for name, folder, other in (("jsquad-half", "jsquad-valid", "scifact"), ("squad2-half", "squad2-dev-half", "scifact")):
         if name not in want:
             continue
