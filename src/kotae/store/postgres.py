@@ -404,7 +404,7 @@ class PostgresStore(Store):
                 first = conn.execute(sql, {**args, "tsquery": kw.tsquery_literal(rare)}).fetchall()
                 if len(first) >= limit:  # … leaves out the commonest terms that cannot lift a chunk past it
                     need = sorted(required([kw.bound(x) for x in idf], float(first[-1][1])))
-                    if sum(df.get(terms[i], 0) for i in need) <= kw.WORTH * sum(df.get(t, 0) for t in terms):
+                    if len(need) < len(terms):
                         self.last_essential = (len(need), len(terms))
                         args["tsquery"] = kw.tsquery_literal([terms[i] for i in need])
             rows = conn.execute(sql, args).fetchall()
