@@ -39,6 +39,7 @@ def test_pruned_results_are_the_unpruned_ones(pg_url, monkeypatch):
         plain, got, _ = _both(store, terms, 10, {"id1", "id3"})
         assert [r for r, _ in got] == [r for r, _ in plain]
     assert pruned > 30  # the pruned path ran, not only its fallback
+    assert store.keyword_search(["c0", "c1", "r3"], 0, None) == []  # no rows asked: no bound to take
     store.close()
 
 
@@ -47,3 +48,4 @@ def test_rare_terms_give_the_first_bound_only_where_it_can_pay():
     assert kw.rare_terms(["common", "often", "rare", "rarer"], df, 1) == ["rarer", "rare"]
     assert kw.rare_terms(["common", "rare"], {"common": 10, "rare": 1}, 1) is None  # too few chunks to pay
     assert kw.rare_terms(["rare"], {"rare": 9000}, 1) is None  # one term: nothing to leave out
+    assert kw.rare_terms(["common", "often", "rare", "rarer"], df, 0) is None  # nothing asked for

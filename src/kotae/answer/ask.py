@@ -90,7 +90,8 @@ def ask_stream(question: str, searcher: Searcher, *, mode: str | None = None, to
 
         # The answer checks run on the evidence before the call: a value the document leaves blank is said so
         # without asking the model (it would make one up); a part the documents lack is told to the model.
-        composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
+        composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher,
+                            result.translation_vector)
         if composed.completeness == "blank":
             notices = (*notices, "the LLM was not asked: the documents leave the asked value blank")
         else:
@@ -129,7 +130,8 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
                        notices: tuple[str, ...], composed: complete.Composed | None = None) -> Iterator[Event]:
     t1 = time.perf_counter()
     if composed is None:
-        composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher)
+        composed = _extract(question, result.query_vector, result.hits, searcher.embedder, searcher,
+                            result.translation_vector)
     cited = list(dict.fromkeys([c.source for c in composed.sentences]
                                + [src for _, src in composed.notes if src is not None]))
     number = {src: n for n, src in enumerate(sorted(cited), 1)}
@@ -155,7 +157,7 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
-             searcher: Searcher, passages: int = 3) -> complete.Composed:
+             searcher: Searcher, tvec: np.ndarray | None = None, passages: int = 3) -> complete.Composed:
     """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
     top = hits[:passages]
     cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top])
@@ -178,14 +180,23 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
         qgroups = _term_groups(toks, syn) if syn else None
         scores = extractive.score(vec, vecs, toks, cand_tokens, sources, df, n, qgroups, cand_groups)
-        if other.any() and (translated := searcher.translated(part, toks)):
-            scores = extractive.translated_cosine(scores, vecs, vec, embedder.query(" ".join(translated)),
-                                                  searcher.settings.translation_dense, other)
+        if other.any():
+            # a one-part question reuses the search's embedding of its translated words (`tvec`)
+            words_vec = tvec if len(asked) == 1 and tvec is not None else _translation_vector(part, toks, searcher)
+            if words_vec is not None:
+                scores = extractive.translated_cosine(scores, vecs, vec, words_vec,
+                                                      searcher.settings.translation_dense, other)
         content = {t for _, ts in ws for t in ts if t not in ASKING}
         share = sum(df.get(t, 0) == 0 for t in content) / len(content) if content else 0.0
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
                                         absent=absent_terms(ws, df), absent_share=share))
     return complete.compose(out, detect_lang(question))
+
+
+def _translation_vector(part: str, tokens: list[str], searcher: Searcher) -> np.ndarray | None:
+    """The embedding of a question part's words in the corpus' other language (None: none translate)."""
+    translated = searcher.translated(part, tokens)
+    return searcher.embedder.query(" ".join(translated)) if translated else None
 
 
 def _other_language(question: str, cands: list[extractive.Candidate], searcher: Searcher) -> np.ndarray:

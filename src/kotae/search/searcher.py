@@ -56,6 +56,7 @@ class SearchResult:
     timings_ms: dict[str, float]
     query_vector: np.ndarray | None = None
     notices: tuple[str, ...] = ()  # e.g. why hybrid+rerank fell back to hybrid
+    translation_vector: np.ndarray | None = None  # the embedding of the question's translated words, if made
 
 
 # keyword coverage (the keyword arm's weight in fusion) counts a word a hit holds as its synonym: measured on, off as
@@ -189,7 +190,7 @@ class Searcher:
         gate = self._gate(query, qtokens, df, n_chunks, gate_top, gate_margin, hits)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0) - t.get("embed_translation", 0.0)
-        return SearchResult(query, hits, gate, t, qvec, notices)
+        return SearchResult(query, hits, gate, t, qvec, notices, tvec)
 
     def arms(self, query: str, n: int, doc_ids: set[str] | None = None) -> Arms:
         """The question's two arms as `search` fuses them (dense without an expansion or penalty), for
@@ -432,10 +433,8 @@ class Searcher:
         language (a lexicon translation with a document frequency) or that the lexicon does not know (ハーバード
         may be written Harvard there): the rest are absent from every document in both languages. None: the
         absent share is not computed across languages here."""
-        source = "en" if lang == "en" else "ja" if lang in ("ja", "mixed") else None
-        if source is None or not MIN_NAME_SHARE <= share < MIN_LANG_SHARE:
-            return None
-        if self.lang_counts().get("ja" if source == "en" else "en", 0) == 0:
+        source = _lexicon_side(lang)
+        if source is None or not MIN_NAME_SHARE <= share < MIN_LANG_SHARE or not self._holds_other(source):
             return None
         lex = lexicon.bundled()
         spans = lexicon.matches(qtokens, lex.side(source))
@@ -446,6 +445,10 @@ class Searcher:
             if any(all(df_all.get(t, 0) > 0 for t in p) for p in found):
                 held.update(range(a, b))
         return frozenset(held)
+
+    def _holds_other(self, lang: str) -> bool:
+        """Whether the corpus holds chunks in the other language than `lang` ("ja" or "en")."""
+        return self.lang_counts().get("ja" if lang == "en" else "en", 0) > 0
 
     def _mixed_share(self) -> float:
         counts = self.lang_counts()
@@ -459,13 +462,12 @@ class Searcher:
         be told absent (ハーバード may be written Harvard there), and no names are looked for where the corpus
         barely holds the question's language (`MIN_NAME_SHARE`)."""
         lang = detect_lang(query)
-        source = "en" if lang == "en" else "ja" if lang in ("ja", "mixed") else None
+        source = _lexicon_side(lang)
         share = self.lang_share(source or lang)
         found = names(query) if source and share >= MIN_NAME_SHARE else []
         if not found:
             return []
-        bilingual = self.lang_counts().get("ja" if source == "en" else "en", 0) > 0
-        lex = lexicon.bundled() if bilingual else None
+        lex = lexicon.bundled() if source and self._holds_other(source) else None
         tokens = [t for _, toks in found for t in toks]
         extra = lexicon.candidates(tokens, source, lex) if lex is not None and source else []
         df_all = self._with_frequencies(df, [*tokens, *extra])
@@ -530,8 +532,14 @@ MIN_NAME_SHARE = 0.02
 # (neutral on its four corpora; it refuses 光合成の仕組みを教えて over samples + i1040nr.pdf).
 ABSENT_TRANSLATED = True
 # The gate's margin within the top chunk's language (`Searcher._language_margin`). bench/refusal.py has a column
-# with it off: samples + real files off-topic JSQuAD 0.61 → 0.73, fit false refusals equal, held-out 9 → 9.
+# with it off: samples + real files off-topic JSQuAD 0.61 → 0.73, fit false refusals equal, held-out answerable
+# refused 11 → 12 of 134 (golden-ja +1, users −1, users-real +1).
 LANGUAGE_MARGIN = True
+
+
+def _lexicon_side(lang: str) -> str | None:
+    """The lexicon side a question in `lang` (`detect_lang`) is read with: "en", "ja" (mixed too) or None."""
+    return "en" if lang == "en" else "ja" if lang in ("ja", "mixed") else None
 
 
 def _ms(t0: float) -> float:

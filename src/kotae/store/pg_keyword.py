@@ -100,7 +100,7 @@ def rare_terms(query: Sequence[str], df: Mapping[str, int], limit: int) -> list[
     """The rarest terms whose chunks' full scores give the first bound, or None where pruning cannot pay
     (few chunks hold the terms, or the rarest ones alone hold too many or fewer than `limit`)."""
     rows = sum(df.get(t, 0) for t in query)
-    if rows < max(MIN_ROWS, limit) or len(query) < 2:
+    if limit < 1 or rows < max(MIN_ROWS, limit) or len(query) < 2:
         return None
     out: list[str] = []
     held = 0

@@ -399,16 +399,26 @@ class PostgresStore(Store):
                     "docs": sorted(doc_ids or ())}
             sql = kw.bm25_sql(doc_ids is not None)
             self.last_essential = None
-            rare = kw.rare_terms(terms, df, limit) if self.keyword_pruning else None
-            if rare is not None:  # exact pruning (pg_keyword): the k-th score by the rarest terms' chunks …
-                first = conn.execute(sql, {**args, "tsquery": kw.tsquery_literal(rare)}).fetchall()
-                if len(first) >= limit:  # … leaves out the commonest terms that cannot lift a chunk past it
-                    need = sorted(required([kw.bound(x) for x in idf], float(first[-1][1])))
-                    if len(need) < len(terms):
-                        self.last_essential = (len(need), len(terms))
-                        args["tsquery"] = kw.tsquery_literal([terms[i] for i in need])
+            if self.keyword_pruning:
+                args["tsquery"] = self._pruned_tsquery(conn, sql, args, df)
             rows = conn.execute(sql, args).fetchall()
         return [(int(r), float(s)) for r, s in rows]
+
+    def _pruned_tsquery(self, conn, sql: str, args: dict[str, Any], df: dict[str, int]) -> str:  # type: ignore[no-untyped-def]
+        """The tsquery of the terms a top-k chunk must hold (pg_keyword's exact pruning): the k-th score among the
+        chunks holding the rarest terms bounds out the commonest terms; all the terms where it cannot."""
+        terms, idf, limit = args["terms"], args["idf"], args["limit"]
+        rare = kw.rare_terms(terms, df, limit)
+        if rare is None:
+            return str(args["tsquery"])
+        first = conn.execute(sql, {**args, "tsquery": kw.tsquery_literal(rare)}).fetchall()
+        if not first or len(first) < limit:
+            return str(args["tsquery"])
+        need = sorted(required([kw.bound(x) for x in idf], float(first[-1][1])))
+        if len(need) == len(terms):
+            return str(args["tsquery"])
+        self.last_essential = (len(need), len(terms))
+        return kw.tsquery_literal([terms[i] for i in need])
 
     def document_frequencies(self, tokens: Sequence[str]) -> tuple[dict[str, int], int]:
         df = {t: 0 for t in tokens}
