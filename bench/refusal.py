@@ -89,7 +89,8 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 # choices measured here against another setting: (module, constant, value; None: the boolean flipped)
 EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
-               "similarity quantile": (autocal, "Q_SIMILARITY", 0.8)}
+               "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
+               "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None)}
 
 
 def rate(flags: list[bool]) -> float | None:

@@ -14,6 +14,7 @@ from kotae.search import autocal
 from kotae.search import searcher as searcher_module
 from kotae.search.analyze import names, words
 from kotae.search.gate import absent_names, absent_share, absent_terms, calibrate, decide, explain
+from kotae.search.lexicon import romanised_japanese
 from kotae.store import open_store
 
 RULES = os.path.join(ROOT, "samples", "docs")
@@ -254,6 +255,20 @@ def test_a_name_held_in_the_corpus_other_language_is_not_absent(tmp_path):
         k.self_calibrate(force=True)
         assert not k.search("フランスの祝日は？").gate.absent_names  # France, through the lexicon
         assert k.search("ドイツの祝日は？").gate.absent_names == ("ドイツ",)  # Germany: in neither language
+
+
+def test_a_romanised_japanese_name_is_not_told_absent_where_the_documents_hold_japanese(tmp_path, monkeypatch):
+    assert romanised_japanese(["miyazawa", "kenji"]) and romanised_japanese(["nihonbashi"])
+    assert not romanised_japanese(["fifa", "world", "cup"]) and not romanised_japanese(["canada"])
+    records = [Record("ja", "序　宮沢賢治　大正十三年一月廿日", "序"),
+               Record("en", "Our office in France closes on French public holidays.", "France office")]
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index_records(records, "mixed")
+        k.self_calibrate(force=True)
+        assert not k.search("When was the preface by Miyazawa Kenji dated?").gate.absent_names  # maybe 宮沢賢治
+        assert k.search("Who won the 2018 FIFA World Cup?").gate.absent_names == ("FIFA World Cup",)
+        monkeypatch.setattr(searcher_module, "ROMANISED_NAMES", False)
+        assert k.search("When was the preface by Miyazawa Kenji dated?").gate.absent_names == ("Miyazawa Kenji",)
 
 
 def test_a_japanese_question_over_mostly_english_documents_has_its_words_looked_for_in_both(tmp_path, monkeypatch):

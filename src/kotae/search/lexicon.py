@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -121,6 +122,18 @@ def translations(tokens: Sequence[str], source: str, lexicon: Lexicon, per_term:
 def candidates(tokens: Sequence[str], source: str, lexicon: Lexicon) -> list[str]:
     """Every token of every translation of the question's phrases: what `held` needs looked up."""
     return list(dict.fromkeys(t for _, _, found in matches(tokens, lexicon.side(source)) for p in found for t in p))
+
+
+# A word that reads as romanised Japanese (Hepburn or kunrei syllables: Miyazawa, Kenji, Nihonbashi), which the
+# documents may write in kanji or kana (宮沢賢治): no document holding the Latin spelling proves nothing.
+_ROMAJI = re.compile(r"(?:(?:kk|ss|tt|pp|tch|cch)?(?:(?:[kgszjtdnhbpmr]y?|sh|ch|ts|w)?[aiueo]|fu|ya|yu|yo)|n)+")
+
+
+def romanised_japanese(tokens: Sequence[str]) -> bool:
+    """Whether every token (lower-case Latin) of a name reads as romanised Japanese, with at least one of
+    three letters or more; "fifa" does not (f only before u, as in Hepburn), "canada" neither."""
+    return (bool(tokens) and any(len(t) >= 3 for t in tokens)
+            and all(t.isascii() and _ROMAJI.fullmatch(t) is not None for t in tokens))
 
 
 def held_through_translation(query_tokens: Sequence[str], passage_tokens: Sequence[str], source: str,
