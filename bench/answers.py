@@ -38,8 +38,7 @@ SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
         "users4-en": "samples/golden-users4-en.jsonl"}
 ANSWER_K = 5
 # --compare: a choice of the sentence scorer switched off for a second pass over the same index (module, constant)
-CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED"),
-           "lead-in-typed": ("kotae.answer.complete", "LEAD_IN_TYPED")}
+CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED")}
 
 
 def diagnose(it: Any, k: Kotae) -> dict[str, Any]:

@@ -75,16 +75,6 @@ def test_the_sentence_holding_the_asked_number_comes_first():
     assert p.status == "answered" and p.chosen[0].text == "在宅勤務は週2日までとする。"
 
 
-def test_a_lead_in_whose_items_hold_the_asked_rate_answers_with_them():
-    texts = ["資格試験に合格した場合は、10,000円の報奨金が支給されます。",
-             "時間外労働に対しては、次の割増率により計算した割増賃金を支払う。",
-             "（1）法定労働時間を超える時間外労働 25%", "（2）休日労働 35%"]
-    cands = [Candidate(texts[0], 0, 0), Candidate(texts[1], 1, 0), Candidate(texts[2], 1, 40), Candidate(texts[3], 1, 70)]
-    q = "残業するとお金はどれくらい上乗せされますか。"
-    p = answer_part(q, cands, np.array([0.93, 0.92, 0.86, 0.80]), analyze(q), [analyze(t) for t in texts])
-    assert [c.text for c in p.chosen][-3:] == texts[1:]  # the lead-in, then its items with the rates
-
-
 def test_a_blank_field_is_reported_blank_never_as_the_value():
     texts = ["通勤手当は1か月定期乗車券の額を支給する。", "- 支給額： 月額 円"]
     p = _part("通勤手当申請書だと、支給額は月いくら？", texts, [1.0, 0.9])

@@ -3,9 +3,8 @@
 Pure: candidate sentences and their scores for each part come in (kotae.answer.ask embeds and scores them).
 A part is
 - "answered" by its best sentences; when it asks for a kind of expression (checks.asked_type: an amount, a
-  rate, a time, a number, a date) the sentences holding one come first (a list's lead-in holds what its items
-  hold), and one must be among them; a sentence holding the finer expression asked (checks.asked_detail: a
-  deadline, a person) is preferred;
+  rate, a time, a number, a date) the sentences holding one come first, and one must be among them; a
+  sentence holding the finer expression asked (checks.asked_detail: a deadline, a person) is preferred;
 - "blank" when what answers it is a form field left blank (「支給額：月額　　円」): reported as blank, never
   as a value;
 - "missing" when no sentence holds what it asks for, or (for a second or later part) most of its words occur
@@ -22,15 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from kotae.answer import checks
-from kotae.answer.extractive import LEAD_IN, Candidate, pick, with_items
+from kotae.answer.extractive import LEAD_IN, Candidate, pick
 from kotae.search.analyze import analyze
 
 TYPE_BONUS = 0.05  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
 LIST_BONUS = 0.05  # for a question asking for several things, a sentence that introduces a list does
 ABSENT_SHARE = 0.5  # a later part whose words are mostly absent from the documents is missing
-# A sentence that introduces a list (次の割増率により…) holds the asked kind of expression when its items do: it
-# answers with them (bench/answers.py --compare lead-in-typed, fit halves: golden-ja 23 → 24 of 27, no loss)
-LEAD_IN_TYPED = True
 
 __all__ = ["Composed", "Part", "answer_part", "compose"]
 
@@ -61,10 +57,6 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
         return Part(text, kind, "missing")
     labels = [checks.blank_field(c.text) for c in cands]
     typed = np.array([kind is not None and checks.holds(c.text, kind, unit) for c in cands])
-    if kind is not None and LEAD_IN_TYPED:
-        typed = typed | np.array([bool(LEAD_IN.search(c.text))
-                                  and any(checks.holds(x.text, kind, unit) for x in with_items([c], cands)[1:])
-                                  for c in cands])
     lead_in = np.array([bool(LEAD_IN.search(c.text)) for c in cands]) if checks.asks_list(text) else 0.0
     detail = checks.asked_detail(text)
     detailed = np.array([detail is not None and bool(detail.search(unicodedata.normalize("NFKC", c.text)))
