@@ -258,8 +258,8 @@ def test_a_name_held_in_the_corpus_other_language_is_not_absent(tmp_path):
 
 
 def test_a_romanised_japanese_name_is_not_told_absent_where_the_documents_hold_japanese(tmp_path, monkeypatch):
-    assert romanised_japanese(["miyazawa", "kenji"]) and romanised_japanese(["nihonbashi"])
-    assert not romanised_japanese(["fifa", "world", "cup"]) and not romanised_japanese(["canada"])
+    assert all(map(romanised_japanese, ["Miyazawa Kenji", "Nihonbashi", "Okazaki", "Tanaka Ichiro"]))
+    assert not any(map(romanised_japanese, ["FIFA World Cup", "Canada", "Hamas", "Iran", "AAA", "Turing", "Russians"]))
     records = [Record("ja", "序　宮沢賢治　大正十三年一月廿日", "序"),
                Record("en", "Our office in France closes on French public holidays.", "France office")]
     with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:

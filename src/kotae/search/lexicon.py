@@ -124,16 +124,24 @@ def candidates(tokens: Sequence[str], source: str, lexicon: Lexicon) -> list[str
     return list(dict.fromkeys(t for _, _, found in matches(tokens, lexicon.side(source)) for p in found for t in p))
 
 
-# A word that reads as romanised Japanese (Hepburn or kunrei syllables: Miyazawa, Kenji, Nihonbashi), which the
-# documents may write in kanji or kana (宮沢賢治): no document holding the Latin spelling proves nothing.
-_ROMAJI = re.compile(r"(?:(?:kk|ss|tt|pp|tch|cch)?(?:(?:[kgszjtdnhbpmr]y?|sh|ch|ts|w)?[aiueo]|fu|ya|yu|yo)|n)+")
+# A name that reads as romanised Japanese (Hepburn or kunrei syllables), which the documents may write in kanji or
+# kana (Miyazawa Kenji: 宮沢賢治): no document holding the Latin spelling proves nothing.
+_SYLLABLE = r"(?:kk|ss|tt|pp|tch|cch)?(?:(?:[kgszjtnhbpmr]y?|sh|ch|ts)?[aiueo]|d[aeo]|w[ao]|fu|y[auo])"
+_ROMAJI = re.compile(f"(?:{_SYLLABLE}|n(?![aiueoy]))+")
+_SYLLABLES = re.compile(_SYLLABLE)
 
 
-def romanised_japanese(tokens: Sequence[str]) -> bool:
-    """Whether every token (lower-case Latin) of a name reads as romanised Japanese, with at least one of
-    three letters or more; "fifa" does not (f only before u, as in Hepburn), "canada" neither."""
-    return (bool(tokens) and any(len(t) >= 3 for t in tokens)
-            and all(t.isascii() and _ROMAJI.fullmatch(t) is not None for t in tokens))
+def romanised_japanese(name: str) -> bool:
+    """Whether `name`, as written, reads as a romanised Japanese name: two or more words (a given and a family
+    name), or one word of three syllables or more (Okazaki, Nihonbashi), every word capitalised, not an
+    acronym, and all of it Japanese syllables ("FIFA", "Canada", "Hamas" are not: f goes only before u, a word
+    ends in a vowel or n)."""
+    parts = name.split()
+    if not parts or not all(w[:1].isupper() and w[1:].islower() and w.isascii() for w in parts):
+        return False
+    if not all(_ROMAJI.fullmatch(w.lower()) for w in parts):
+        return False
+    return len(parts) >= 2 or len(_SYLLABLES.findall(parts[0].lower())) >= 3
 
 
 def held_through_translation(query_tokens: Sequence[str], passage_tokens: Sequence[str], source: str,

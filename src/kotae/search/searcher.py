@@ -472,15 +472,17 @@ class Searcher:
         extra = lexicon.candidates(tokens, source, lex) if lex is not None and source else []
         df_all = self._with_frequencies(df, [*tokens, *extra])
 
+        romaji = ({tuple(toks) for w, toks in found if lexicon.romanised_japanese(w)}
+                  if ROMANISED_NAMES and source == "en" else set())
+
         def held(run: Sequence[str]) -> bool:
             if any(p for _, _, p in self._synonym_spans(list(run))):
                 return True
             if lex is None or source is None:
                 return False
             other = lexicon.candidates(run, source, lex)
-            if not other:  # unknown to the lexicon: Harvard may be ハーバード there, Miyazawa 宮沢
-                return share < MIN_LANG_SHARE or (ROMANISED_NAMES and source == "en"
-                                                   and lexicon.romanised_japanese(run))
+            if not other:  # unknown to the lexicon: Harvard may be ハーバード there, Miyazawa Kenji 宮沢賢治
+                return share < MIN_LANG_SHARE or tuple(run) in romaji
             return any(df_all.get(t, 0) > 0 for t in other)
 
         return absent_names(found, df_all, held)
