@@ -410,7 +410,8 @@ class Searcher:
         translated = self._held_in_other_language(lang, share, qtokens, df) if ABSENT_TRANSLATED else None
         if translated is not None:  # the words were looked for in both languages: the whole corpus
             share = self.lang_share("ja") + self.lang_share("en") - self._mixed_share()
-        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens), translated or frozenset())
+        romaji = self._romanised_names(query, qtokens)
+        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens), (translated or frozenset()) | romaji)
         missing = self.absent_names(query, df) if self.settings.absent_names else []
         decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang,
                           names=missing)
@@ -419,8 +420,8 @@ class Searcher:
             return decision
         pairs = words(query)
         df_all = self._with_frequencies(df, [t for _, toks in pairs for t in toks])
-        if translated:  # what the other language holds is not named as absent
-            df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in translated}}
+        if translated or romaji:  # what the other language holds (or may hold) is not named as absent
+            df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in (translated or set()) | romaji}}
         terms = absent_terms(pairs, df_all, limit=8)  # the words that name something first: "FIFA" before "2018"
         named = [t for t in terms if any(n in t for n in missing)]
         plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang)
@@ -445,6 +446,15 @@ class Searcher:
             if any(all(df_all.get(t, 0) > 0 for t in p) for p in found):
                 held.update(range(a, b))
         return frozenset(held)
+
+    def _romanised_names(self, query: str, qtokens: list[str]) -> frozenset[int]:
+        """The positions of an English question's tokens that belong to a name read as romanised Japanese
+        (`lexicon.romanised_japanese`), where the corpus holds Japanese: words the documents may write in kanji,
+        so neither absent nor named as absent (`ROMANISED_NAMES`)."""
+        if not ROMANISED_NAMES or _lexicon_side(detect_lang(query)) != "en" or not self._holds_other("en"):
+            return frozenset()
+        held = {t for w, toks in names(query) if lexicon.romanised_japanese(w) for t in toks}
+        return frozenset(i for i, t in enumerate(qtokens) if t in held)
 
     def _holds_other(self, lang: str) -> bool:
         """Whether the corpus holds chunks in the other language than `lang` ("ja" or "en")."""
@@ -534,8 +544,9 @@ MIN_NAME_SHARE = 0.02
 # languages through the lexicon (`Searcher._held_in_other_language`). bench/refusal.py has a column with it off
 # (neutral on its four corpora; it refuses 光合成の仕組みを教えて over samples + i1040nr.pdf).
 ABSENT_TRANSLATED = True
-# An English question's name that reads as romanised Japanese (Miyazawa Kenji) and that the lexicon does not know
-# is not told absent where the corpus holds Japanese: its documents may write it 宮沢賢治 (bench/refusal.py column).
+# An English question's name that reads as romanised Japanese (Miyazawa Kenji) is not told absent where the corpus
+# holds Japanese, by the names check (when the lexicon does not know it) nor the absent-word rule: its documents
+# may write it 宮沢賢治 (bench/refusal.py column).
 ROMANISED_NAMES = True
 # The gate's margin within the top chunk's language (`Searcher._language_margin`). bench/refusal.py has a column
 # with it off: samples + real files off-topic JSQuAD 0.61 → 0.73, fit false refusals equal, held-out answerable
