@@ -410,8 +410,9 @@ class Searcher:
         translated = self._held_in_other_language(lang, share, qtokens, df) if ABSENT_TRANSLATED else None
         if translated is not None:  # the words were looked for in both languages: the whole corpus
             share = self.lang_share("ja") + self.lang_share("en") - self._mixed_share()
-        romaji = self._romanised_names(query, qtokens)
-        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens), (translated or frozenset()) | romaji)
+        romaji = self._romanised_tokens(query)
+        may_hold = (translated or frozenset()) | {i for i, t in enumerate(qtokens) if t in romaji}
+        absent, content = absent_share(qtokens, df, self._synonym_spans(qtokens), may_hold)
         missing = self.absent_names(query, df) if self.settings.absent_names else []
         decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang,
                           names=missing)
@@ -420,8 +421,8 @@ class Searcher:
             return decision
         pairs = words(query)
         df_all = self._with_frequencies(df, [t for _, toks in pairs for t in toks])
-        if translated or romaji:  # what the other language holds (or may hold) is not named as absent
-            df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in (translated or set()) | romaji}}
+        if may_hold:  # what the other language holds (or may hold) is not named as absent
+            df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in may_hold}}
         terms = absent_terms(pairs, df_all, limit=8)  # the words that name something first: "FIFA" before "2018"
         named = [t for t in terms if any(n in t for n in missing)]
         plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang)
@@ -447,14 +448,13 @@ class Searcher:
                 held.update(range(a, b))
         return frozenset(held)
 
-    def _romanised_names(self, query: str, qtokens: list[str]) -> frozenset[int]:
-        """The positions of an English question's tokens that belong to a name read as romanised Japanese
+    def _romanised_tokens(self, query: str) -> frozenset[str]:
+        """The search tokens of an English question's names that read as romanised Japanese
         (`lexicon.romanised_japanese`), where the corpus holds Japanese: words the documents may write in kanji,
         so neither absent nor named as absent (`ROMANISED_NAMES`)."""
         if not ROMANISED_NAMES or _lexicon_side(detect_lang(query)) != "en" or not self._holds_other("en"):
             return frozenset()
-        held = {t for w, toks in names(query) if lexicon.romanised_japanese(w) for t in toks}
-        return frozenset(i for i, t in enumerate(qtokens) if t in held)
+        return frozenset(t for w, toks in names(query) if lexicon.romanised_japanese(w) for t in toks)
 
     def _holds_other(self, lang: str) -> bool:
         """Whether the corpus holds chunks in the other language than `lang` ("ja" or "en")."""
@@ -482,8 +482,7 @@ class Searcher:
         extra = lexicon.candidates(tokens, source, lex) if lex is not None and source else []
         df_all = self._with_frequencies(df, [*tokens, *extra])
 
-        romaji = ({tuple(toks) for w, toks in found if lexicon.romanised_japanese(w)}
-                  if ROMANISED_NAMES and source == "en" else set())
+        romaji = self._romanised_tokens(query)
 
         def held(run: Sequence[str]) -> bool:
             if any(p for _, _, p in self._synonym_spans(list(run))):
@@ -492,7 +491,7 @@ class Searcher:
                 return False
             other = lexicon.candidates(run, source, lex)
             if not other:  # unknown to the lexicon: Harvard may be ハーバード there, Miyazawa Kenji 宮沢賢治
-                return share < MIN_LANG_SHARE or tuple(run) in romaji
+                return share < MIN_LANG_SHARE or all(t in romaji for t in run)
             return any(df_all.get(t, 0) > 0 for t in other)
 
         return absent_names(found, df_all, held)
