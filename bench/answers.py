@@ -4,6 +4,7 @@
     python bench/answers.py --index /tmp/idx   # keep the samples/docs index between runs (faster reruns)
     python bench/answers.py --split fit        # only the fit half (what a tuner may look at)
     python bench/answers.py --compare sentence-translation   # plus a column with that choice switched off
+    python bench/answers.py --reranker kotae --rerank-sentences 0.3,1   # plus a column per sentence-rerank weight
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
 (their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,
@@ -25,10 +26,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import golden_splits, hash_split, machine, write
 
 from kotae import Kotae
-from kotae.config import Settings
+from kotae.config import SearchSettings, Settings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.metrics import squash
+from kotae.search.rerank import get_reranker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
@@ -70,12 +72,23 @@ def main() -> int:
     ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated subset of " + ",".join(SETS))
     ap.add_argument("--compare", choices=sorted(CHOICES), help="also score with this choice switched off")
+    ap.add_argument("--reranker", help="load this reranker (search.reranker); the answers use it only through "
+                                       "--rerank-sentences")
+    ap.add_argument("--rerank-sentences", default="", help="comma-separated search.rerank_sentences weights: a "
+                                                           "column each, beside the default (0)")
     args = ap.parse_args()
     off: dict[str, float] = {}
+    weights = [float(w) for w in args.rerank_sentences.split(",") if w]
+    columns: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]))
+        k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]),
+                       reranker=get_reranker(args.reranker) if args.reranker else None)
         k.index([os.path.join(ROOT, "samples", "docs")])
         rows = score_sets(k, args.sets.split(","), args.split)
+        for w in weights:
+            door = k.using(settings=Settings(search=SearchSettings(rerank_sentences=w)))
+            columns[f"sentences {w:g}"] = {f"{r['set']}/{r['id']}": r["correct"]
+                                           for r in score_sets(door, args.sets.split(","), args.split)}
         if args.compare:
             module, name = CHOICES[args.compare]
             mod = importlib.import_module(module)
@@ -94,9 +107,17 @@ def main() -> int:
             if off:
                 without[g].append(off[f"{r['set']}/{r['id']}"])
     extra = f" without {args.compare} |" if off else ""
-    lines = ["| set | split | n | correct |" + extra, "|---|---|---|---|" + ("---|" if off else "")]
+    extra += "".join(f" {c} |" for c in columns)
+    lines = ["| set | split | n | correct |" + extra, "|---|---|---|---|" + ("---|" if off else "") + "---|" * len(columns)]
+
+    def share(col: dict[str, float], s: str, sp: str) -> float:
+        vals = [col[f"{r['set']}/{r['id']}"] for r in rows if r["set"] == s and sp in (r["split"], "all")]
+        return sum(vals) / len(vals)
+
     lines += [f"| {s} | {sp} | {len(v)} | {sum(v) / len(v):.3f} |"
-              + (f" {sum(without[s, sp]) / len(v):.3f} |" if off else "") for (s, sp), v in sorted(groups.items())]
+              + (f" {sum(without[s, sp]) / len(v):.3f} |" if off else "")
+              + "".join(f" {share(col, s, sp):.3f} |" for col in columns.values())
+              for (s, sp), v in sorted(groups.items())]
     lines += ["", "Misses:", "", "| set | split | id | why | phrase in source # | question |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['set']} | {r['split']} | {r['id']} | {r['why']} | {r['phrase_in_sources']} | {r['question']} |"
               for r in rows if not r["correct"]]
@@ -111,8 +132,11 @@ def main() -> int:
     header = (f"Extractive answers over samples/docs (hybrid, default settings, answers from the top {ANSWER_K}), "
               f"phrase-correct per split (golden-ja/en: split by id hash; users sets: their own split, never tuned "
               f"on). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py"
-              f"{' --compare ' + args.compare if off else ''}`.\n\n")
+              f"{' --compare ' + args.compare if off else ''}"
+              f"{f' --reranker {args.reranker}' if args.reranker else ''}"
+              f"{f' --rerank-sentences {args.rerank_sentences}' if weights else ''}`.\n\n")
     write("answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
+                      "rerank_sentences": columns,
                       "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},
           header + "\n".join(lines))
     return 0

@@ -1,10 +1,10 @@
-"""Pack trained reranker weights for shipping: matrices as int8 with one scale per output row.
+"""Join the parts train.py wrote into one weights file, as kotae loads it.
 
-    python scripts/reranker/export.py TRAINED.npz [src/kotae/data/reranker/e5-rerank.npz]
+    python scripts/reranker/export.py OUT_DIR/rerank-part0.npz [OUT_DIR/rerank-part1.npz …] DEST.npz
 
-The inference graph quantises each weight matrix to int8 per output row anyway (kotae.embed.e5_convert), so
-storing that form loses nothing it would keep, and is a quarter of float32. Biases, layer norms and the head
-stay float32.
+train.py writes the trained tensors already packed the way the inference graph computes with them (int8 with one
+scale per output row; biases, layer norms and the head float32: `kotae.search.e5_rerank.pack_weights`), in parts
+small enough to come back from the GPU machine; this joins them and keeps the last part's metadata.
 """
 from __future__ import annotations
 
@@ -14,23 +14,22 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from kotae.search.e5_rerank import pack_weights  # noqa: E402
-
-OUT = os.path.join(ROOT, "src", "kotae", "data", "reranker", "e5-rerank.npz")
-
-
-def main() -> int:
-    src = sys.argv[1]
-    dst = sys.argv[2] if len(sys.argv) > 2 else OUT
-    with np.load(src) as z:
-        arrays = {n: z[n] for n in z.files}
-    meta = json.loads(str(arrays.pop("meta")))
-    os.makedirs(os.path.dirname(dst), exist_ok=True)
-    np.savez_compressed(dst, **pack_weights(arrays), meta=np.array(json.dumps(meta)))
-    print(f"{dst}: {os.path.getsize(dst) / 1e6:.1f} MB, {meta}")
+def main(argv: list[str] | None = None) -> int:
+    args = argv or sys.argv[1:]
+    *parts, dst = args
+    arrays: dict[str, np.ndarray] = {}
+    meta: dict[str, object] = {}
+    for path in parts:
+        with np.load(path) as z:
+            for name in z.files:
+                if name == "meta":
+                    meta = json.loads(str(z[name]))
+                else:
+                    arrays[name] = z[name]
+    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+    np.savez_compressed(dst, **arrays, meta=np.array(json.dumps(meta)))
+    print(f"{dst}: {os.path.getsize(dst) / 1e6:.1f} MB, {len(arrays)} arrays, {meta}")
     return 0
 
 

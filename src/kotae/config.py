@@ -257,6 +257,10 @@ class SearchSettings:
     reranker: str | None = _opt(None, "cross-encoder for hybrid+rerank: kotae (bundled), kotae:FILE.npz, "
                                       "onnx:DIR or st:MODEL",
                                 flag="--reranker", env="KOTAE_RERANKER")
+    rerank_sentences: float = _opt(0.0, "extractive answers: with a reranker loaded, it also scores the best "
+                                        "rerank_sentence_pool sentences against the question, adding this weight × "
+                                        "the softmax of its scores (0: off)")
+    rerank_sentence_pool: int = _opt(8, "rerank_sentences: how many of the best-scored sentences it rescores")
     gate: GateSettings = field(default_factory=GateSettings, metadata=SECTION)
 
 

@@ -186,6 +186,9 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
             if words_vec is not None:
                 scores = extractive.translated_cosine(scores, vecs, vec, words_vec,
                                                       searcher.settings.translation_dense, other)
+        if searcher.reranker is not None and searcher.settings.rerank_sentences > 0:
+            scores = extractive.reranked(scores, [c.text for c in cands], part, searcher.reranker,
+                                         searcher.settings.rerank_sentences, searcher.settings.rerank_sentence_pool)
         content = {t for _, ts in ws for t in ts if t not in ASKING}
         share = sum(df.get(t, 0) == 0 for t in content) / len(content) if content else 0.0
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,

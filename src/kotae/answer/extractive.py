@@ -10,10 +10,14 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kotae.chunking import split_sentences
+
+if TYPE_CHECKING:
+    from kotae.search.rerank import Reranker
 
 KEYWORD_WEIGHT = 0.3
 SYNONYM_CREDIT = 0.5  # a question word found in a sentence only as a synonym (ゴルフ for "golf") counts half
@@ -166,6 +170,21 @@ def translated_cosine(scores: np.ndarray, sentence_vecs: np.ndarray, query_vec: 
     mixed = mixed / (np.linalg.norm(mixed) or 1.0)
     lift = np.where(other, sentence_vecs @ mixed - sentence_vecs @ query_vec, 0.0) if len(sentence_vecs) else 0.0
     return scores + lift
+
+
+def reranked(scores: np.ndarray, texts: Sequence[str], question: str, reranker: Reranker, weight: float,
+             pool: int) -> np.ndarray:
+    """`scores` plus `weight` × the softmax of a cross-encoder's scores over the `pool` best-scored sentences:
+    the question and each sentence read together, which picks the sentence that answers over one that restates
+    the question's words."""
+    if weight <= 0 or not len(scores):
+        return scores
+    top = np.argsort(-scores, kind="stable")[:pool]
+    ce = np.asarray(reranker.score(question, [texts[i] for i in top]), dtype=float)
+    p = np.exp(ce - ce.max())
+    out = scores.astype(float).copy()
+    out[top] += weight * p / p.sum()
+    return out
 
 
 def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
