@@ -23,7 +23,11 @@ import hashlib, json, sys
 from kotae.ingest import read_document
 out = {}
 for p in sys.argv[2:]:
-    d = read_document(p)
+    try:
+        d = read_document(p)
+    except Exception as e:  # a file kotae refuses (encrypted, corrupt): its message is what is compared
+        out[p] = {"sections": [f"error: {e}"], "pages": []}
+        continue
     out[p] = {"sections": [repr(s) for s in d.sections],
               "pages": [hashlib.sha1(repr(pg).encode()).hexdigest() for pg in d.pages]}
 json.dump(out, open(sys.argv[1], "w"))

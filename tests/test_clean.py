@@ -182,6 +182,30 @@ def test_drop_page_numbers_only_as_first_or_last_line():
     assert clean.drop_page_numbers("7") == ""
 
 
+def test_utf16_halves_from_pdfium_become_characters():
+    # PDFium reports a character outside the BMP as two halves; UTF-8 refuses them, so a page holding one
+    # (normal_4pages.pdf: a private-use bracket) failed the whole document at indexing
+    assert clean.join_surrogates("\ud842\udfb7野家") == "𠮷野家"
+    assert clean.join_surrogates("a\udb82\udc54b") == "a\U000f0854b"
+    assert clean.join_surrogates("x\ud800y\udc00") == "x\ufffdy\ufffd"  # a half without its partner
+    assert clean.join_surrogates("plain text") == "plain text"
+    page = clean.clean_layout_text("\udb82\udc54이슈와 논점\udb82\udc55은")
+    page.encode("utf-8")  # storable
+    assert page == "\U000f0854이슈와 논점\U000f0855은"
+
+
+def test_drop_folios_takes_the_pages_own_number_between_dashes_anywhere():
+    # a footer centred between two columns is read between them (i1040nr.pdf): it splits a sentence
+    page = "withheld on one of the dividend\n-3-\npayments at a rate of 30%.\nInstructions for Form 1040NR -3-"
+    assert clean.drop_folios(page, 3) == "withheld on one of the dividend\npayments at a rate of 30%."
+    assert clean.drop_folios("- 12 - Instructions for Form 1040NR\nBody.", 12) == "Body."
+    # another number between dashes is text ("enter -0-"), and so is a long line ending in the folio
+    text = "If zero or less, enter\n-0-\non line 16b.\n-4-"
+    assert clean.drop_folios(text, 3) == text
+    long_line = "This sentence is long enough to be body text and it happens to end with -3-"
+    assert clean.drop_folios(long_line, 3) == long_line
+
+
 # --- references ----------------------------------------------------------------------------------
 
 
@@ -245,3 +269,23 @@ def test_not_heading(line):
 def test_statute_caption_line_starts_the_article():
     found = classify_lines(["（目的）", "第一条　この法律は、…", "本文"])
     assert found == [(5, "第一条（目的）"), None, None]
+
+
+def test_read_document_leaves_no_utf16_half_in_any_reader(tmp_path):
+    # a plug-in reader (or a table's cells) may hand halves over: read_document joins them everywhere
+    from kotae.ingest import READERS, read_document, register
+    from kotae.types import ParsedDocument, Section
+
+    @register("halves")
+    def read_halves(path: str, data: bytes) -> ParsedDocument:
+        text = "a\ud842\udfb7b"
+        return ParsedDocument(path, "text", (text,), (Section(1, ("h\ud800",), text),), title="t\udc00")
+
+    try:
+        f = tmp_path / "x.halves"
+        f.write_text("x", encoding="utf-8")
+        doc = read_document(str(f))
+    finally:
+        del READERS["halves"]
+    assert doc.pages == ("a𠮷b",) and doc.sections[0].text == "a𠮷b"
+    assert doc.sections[0].heading == ("h\ufffd",) and doc.title == "t\ufffd"

@@ -25,6 +25,7 @@ from kotae.config import LimitSettings
 from kotae.errors import DocumentError
 from kotae.ingest import limits as _limits
 from kotae.ingest import zipcap
+from kotae.ingest.clean import SURROGATE, join_surrogates
 from kotae.ingest.clean import cut_references as _cut_pages
 from kotae.ingest.detect import is_supported, reader_kind
 from kotae.ingest.layout import clip_sections
@@ -107,4 +108,18 @@ def read_document(path: str, *, cut_references: bool = False, ocr: str | OcrOpti
         doc = reader(path, data, ocr=options) if _takes_ocr(reader) else reader(path, data)  # type: ignore[call-arg]
         del data
         _limits.check_chars(path, sum(len(p) for p in doc.pages))
+    doc = _storable(doc)
     return _with_references_cut(doc) if cut_references else doc
+
+
+def _storable(doc: ParsedDocument) -> ParsedDocument:
+    """`doc` with no UTF-16 half left in its texts (`clean.join_surrogates`), whichever reader made it: a
+    document holding one cannot be stored. PDF page texts are joined before their sections are cut; this
+    catches the rest (a table's cells, a heading, a plug-in's text)."""
+    texts = [doc.title, *doc.pages, *(t for s in doc.sections for t in (s.text, *s.heading))]
+    if not any(SURROGATE.search(t) for t in texts):
+        return doc
+    fix = join_surrogates
+    return replace(doc, title=fix(doc.title), pages=tuple(fix(p) for p in doc.pages),
+                   sections=tuple(replace(s, text=fix(s.text), heading=tuple(fix(h) for h in s.heading))
+                                  for s in doc.sections))

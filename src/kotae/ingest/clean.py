@@ -173,6 +173,26 @@ def drop_page_numbers(page_text: str) -> str:
     return _drop_edge_lines(page_text, lambda line, outermost: outermost and is_page_number(line))
 
 
+_FOLIO = re.compile(r"[-–—―‐]\s*(\d{1,4})\s*[-–—―‐]")
+
+
+def drop_folios(page_text: str, number: int) -> str:
+    """Remove the lines that are this page's own number between dashes ("-3-" on page 3), or a short line
+    (a running header or footer) that begins or ends with it ("Instructions for Form 1040NR -17-"), wherever
+    they are: a footer centred between two columns is read between them and would split a sentence ("the
+    dividend\n-3-\npayments"). Another number between dashes ("enter\n-0-\non line 16b") is text and stays."""
+    def folio(line: str) -> bool:
+        line = normalize_width(line).strip()
+        if len(line) > RUNNING_LINE_MAX:
+            return False
+        edges = [m for m in _FOLIO.finditer(line) if m.start() == 0 or m.end() == len(line)]
+        return any(int(m.group(1)) == number for m in edges)
+
+    lines = page_text.split("\n")
+    kept = [line for line in lines if not folio(line)]
+    return page_text if len(kept) == len(lines) else squeeze_blank_lines("\n".join(kept))
+
+
 def is_references_heading(line: str) -> bool:
     """True for a heading line "References", "Bibliography", "参考文献" (optionally numbered)."""
     return bool(_REFERENCES.fullmatch(line.strip()))
@@ -192,13 +212,25 @@ def cut_references(pages: list[str]) -> list[str]:
     return list(pages)
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def join_surrogates(text: str) -> str:
+    """PDFium gives a character outside the BMP (𠮷, 𝑥, a private-use glyph) as two UTF-16 halves, one per
+    character index: each pair becomes its character, and a half without its partner U+FFFD. A string with
+    halves in it cannot be stored (UTF-8 refuses them), so the whole document failed to index."""
+    if not SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def clean_layout_text(text: str) -> str:
     """The per-page passes for layout text (PDF), in order.
 
     Mojibake is fixed before control characters go, because C1 controls are part of
     the mojibake that ftfy needs to see ("â\\x80\\x94" → "—").
     """
-    text = mark_line_end_hyphens(normalize_newlines(text))
+    text = mark_line_end_hyphens(normalize_newlines(join_surrogates(text)))
     text = remove_control_chars(fix_mojibake(text))
     return squeeze_blank_lines(collapse_spaces(text))
 

@@ -92,6 +92,12 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
     """Up to `n` questions made from `texts` (chunk texts): from a sampled chunk, one sentence, from it a
     contiguous span of `SPAN` of its words (or characters, in unspaced text) at a random place, with `NOISE` of
     them replaced by pieces of `noise` texts. Pure and deterministic for a seed."""
+    return [q for q, _ in pseudo_pairs(texts, n, seed, noise)]
+
+
+def pseudo_pairs(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
+                 noise: Sequence[str] = ()) -> list[tuple[str, int]]:
+    """`pseudo_questions`, each with the index in `texts` of the chunk it was made from."""
     rng = random.Random(seed)
     # noise of the pseudo-question's own kind: English words into spaced text, Japanese text into unspaced
     # (a whole unspaced Japanese question taken as one "word" would turn a positive into a negative)
@@ -99,7 +105,7 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
     unspaced = [t for t in noise if detect_lang(t) in ("ja", "mixed")]
     order = list(range(len(texts)))
     rng.shuffle(order)
-    out: list[str] = []
+    out: list[tuple[str, int]] = []
     for i in order:
         text = texts[i]
         sentences = [" ".join(text[a:b].split()) for a, b in split_sentences(text)]
@@ -114,7 +120,7 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
             span = words[start : start + size]
             if pieces:
                 span = [rng.choice(pieces) if rng.random() < NOISE else w for w in span]
-            out.append(" ".join(span))
+            out.append((" ".join(span), i))
         else:  # Japanese and other unspaced text: a span of characters
             size = max(MIN_SPAN_CHARS, int(len(s) * SPAN))
             start = rng.randrange(0, len(s) - size + 1)
@@ -123,7 +129,7 @@ def pseudo_questions(texts: Sequence[str], n: int = POSITIVES, seed: int = 0,
             if unspaced and swap:
                 at = rng.randrange(0, len(q) - swap + 1)
                 q = q[:at] + rng.choice(unspaced)[:swap] + q[at + swap :]
-            out.append(q)
+            out.append((q, i))
         if len(out) >= n:
             break
     return out

@@ -100,11 +100,12 @@ class Searcher:
 
     def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
                flt: Filter | None = None, expansion: str | np.ndarray | None = None,
-               vector: np.ndarray | None = None) -> SearchResult:
+               vector: np.ndarray | None = None, exclude: frozenset[str] = frozenset()) -> SearchResult:
         """Search (`vector`: the query's embedding, when the caller already has it). `expansion` (e.g. a HyDE
         passage) is embedded as a passage and added to the query vector for the dense ranking only (a vector is added as given: pseudo-relevance feedback); the hits'
         `similarity` is then to that combined vector. The gate's similarity and margin, and the keyword
-        search, always see the question as asked."""
+        search, always see the question as asked. `exclude`: document ids searched as if they were not indexed
+        (the gate's margin is still taken over the whole index, as for an unfiltered question)."""
         s = self.settings
         mode = mode or s.mode
         top_k = top_k or s.top_k
@@ -114,7 +115,10 @@ class Searcher:
             raise ConfigError(f"unknown search mode {mode!r}; choose one of {', '.join(MODES)}")
         t: dict[str, float] = {}
         t0 = time.perf_counter()
-        doc_ids = None if flt is None or flt.empty else self.store.matching_documents(flt)
+        filtered = not (flt is None or flt.empty)
+        doc_ids = self.store.matching_documents(flt) if filtered and flt is not None else None
+        if exclude:  # the self-calibration's questions whose own document is left out
+            doc_ids = (doc_ids if doc_ids is not None else self.store.matching_documents(Filter())) - exclude
         n = max(s.candidates, top_k)
 
         # The query is embedded in every mode: the gate needs the top similarity.
@@ -137,7 +141,7 @@ class Searcher:
         t1 = time.perf_counter()
         dense, margin = self._dense_search(qvec, n, doc_ids)
         gate_top = dense[0][1] if dense else 0.0
-        gate_margin = (self._language_margin(query, qvec, dense, margin) if LANGUAGE_MARGIN and doc_ids is None
+        gate_margin = (self._language_margin(query, qvec, dense, margin) if LANGUAGE_MARGIN and not filtered
                        else margin)
         if tvec is not None:
             dense = self._translated_dense(query, qvec, tvec, dense, n, doc_ids)
