@@ -124,6 +124,18 @@ def test_file_filter_is_inside_the_search(docs, store, fake_embedder):
     assert hits and {h.chunk.file for h in hits} == {"codes.csv"}
 
 
+def test_excluded_documents_are_searched_as_if_not_indexed(docs, store, fake_embedder):
+    # the self-calibration's design experiments search a pseudo-question without its own document
+    index_paths([str(docs)], store, fake_embedder, IndexSettings())
+    csv = {d.id for d in store.documents() if d.file == "codes.csv"}
+    s = Searcher(store, fake_embedder)
+    assert "codes.csv" in {h.chunk.file for h in s.search("交通費", top_k=10).hits}
+    hits = s.search("交通費", top_k=10, exclude=frozenset(csv)).hits
+    assert hits and "codes.csv" not in {h.chunk.file for h in hits}
+    # with a filter too: what it matches, less the excluded
+    assert s.search("交通費", top_k=10, flt=Filter(file="*.csv"), exclude=frozenset(csv)).hits == []
+
+
 def test_bad_files_fail_alone(docs, store, fake_embedder):
     (docs / "empty.txt").write_bytes(b"")
     (docs / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is not a pdf")
