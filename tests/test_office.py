@@ -334,3 +334,43 @@ def test_zip_member_that_lies_about_its_size_is_not_inflated_past_it(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(DocumentError, match=re.escape(f"{path}: not a valid DOCX file (") + ".*CRC"):
         read_document(str(path))
+
+
+def _as_strict(src: Path, dest: Path) -> Path:
+    """`src` rewritten with the Strict OOXML names (http://purl.oclc.org/ooxml/…), as Word's "Strict Open XML
+    Document" writes them; the package's own names (package/2006, markup-compatibility/2006) stay."""
+    name = re.compile(rb"http://schemas\.openxmlformats\.org/(?!package/|markup-compatibility/)([A-Za-z]+)/2006/")
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(dest, "w") as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename.endswith((".xml", ".rels")):
+                data = name.sub(rb"http://purl.oclc.org/ooxml/\1/", data)
+            out.writestr(info, data)
+    with zipfile.ZipFile(dest) as z:
+        assert b"purl.oclc.org/ooxml/officeDocument/relationships/officeDocument" in z.read("_rels/.rels")
+    return dest
+
+
+def test_strict_open_xml_docx_xlsx_pptx_are_read_as_transitional(tmp_path):
+    d = docx.Document()
+    d.add_heading("就業規則", level=1)
+    d.add_paragraph("賃金は毎月25日に支払う。")
+    d.save(tmp_path / "t.docx")
+    doc = read_document(str(_as_strict(tmp_path / "t.docx", tmp_path / "strict.docx")))
+    assert "賃金は毎月25日に支払う。" in doc.pages[0] and ("就業規則",) in {s.heading for s in doc.sections}
+
+    wb = openpyxl.Workbook()
+    wb.active.title = "経費"
+    wb.active.append(["コード", "科目"])
+    wb.active.append(["EX-101", "交通費"])
+    wb.save(tmp_path / "t.xlsx")
+    book = read_document(str(_as_strict(tmp_path / "t.xlsx", tmp_path / "strict.xlsx")))
+    assert "コード: EX-101 | 科目: 交通費" in book.pages[0]
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "在宅勤務"
+    slide.placeholders[1].text = "週3日まで"
+    deck.save(tmp_path / "t.pptx")
+    pages = read_document(str(_as_strict(tmp_path / "t.pptx", tmp_path / "strict.pptx"))).pages
+    assert "週3日まで" in pages[0]

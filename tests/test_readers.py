@@ -485,6 +485,16 @@ def test_csv_with_undecodable_bytes(tmp_path):
         read_document(str(path))
 
 
+def test_valid_utf8_holding_c1_controls_is_read(tmp_path):
+    # text copied out of a PDF keeps a checkbox glyph as U+0084 (docling's table_mislabeled_as_picture.md):
+    # valid UTF-8 throughout is UTF-8; the control itself does not stay (ftfy reads it as cp1252's „)
+    path = tmp_path / "survey.md"
+    path.write_bytes("- \x84 They work in parallel\n- \x84 Not applicable\n".encode())
+    (page,) = read_document(str(path)).pages
+    assert "They work in parallel" in page and "Not applicable" in page
+    assert not any("\x80" <= ch <= "\x9f" for ch in page)
+
+
 # --- text, Markdown, HTML -----------------------------------------------------------------------------
 
 

@@ -12,11 +12,11 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from kotae.errors import DocumentError
+from kotae.ingest import ooxml_strict
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.layout import Block, assemble
 from kotae.ingest.registry import register
 from kotae.ingest.tables import render_table
-from kotae.ingest.zipcap import check_zip
 from kotae.types import ParsedDocument
 
 _BREAK = None  # marker for a page break in a paragraph's pieces
@@ -135,8 +135,7 @@ def _blocks(document, pages: _Pages, container) -> Iterator[Block]:  # type: ign
 def read_docx(path: str, data: bytes) -> ParsedDocument:
     """Read a DOCX: page numbers follow explicit and rendered page breaks (page 1 without any)."""
     try:
-        check_zip(path, data)  # before anything is inflated
-        document = docx.Document(io.BytesIO(data))
+        document = docx.Document(io.BytesIO(ooxml_strict.package(path, data)))
         pages = _Pages()
         blocks = [
             Block(clean_plain_text(b.text), b.page, b.heading, b.kind)

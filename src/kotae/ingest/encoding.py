@@ -16,8 +16,13 @@ _GUESSES = ["utf_8", "utf_16", "utf_32", "cp932", "euc_jp", "iso2022_jp", "cp125
 _IMPLAUSIBLE = re.compile("[\x00\x80-\x9f]")
 
 
-def _plausible(text: str) -> bool:
-    """Reject decodes that produce NULs or C1 controls: the codec was wrong (or it is binary)."""
+def _plausible(text: str, encoding: str = "") -> bool:
+    """Reject decodes that produce NULs or C1 controls: the codec was wrong (or it is binary). Bytes that are
+    valid UTF-8 throughout are UTF-8 whatever controls they spell (a C1 control is two bytes there, C2 80–9F,
+    which no other codec's text forms by chance: text copied out of a PDF keeps its checkbox glyph as U+0084);
+    the cleaning passes drop those controls."""
+    if encoding == "utf-8":
+        return "\x00" not in text
     return _IMPLAUSIBLE.search(text) is None
 
 
@@ -39,7 +44,7 @@ def decode_bytes(data: bytes) -> tuple[str, str] | None:
             text = data.decode(enc)
         except UnicodeDecodeError:
             continue
-        if _plausible(text):
+        if _plausible(text, enc):
             return text, enc
     import charset_normalizer  # (here: 0.13 s to import, which a one-shot `kotae ask` need not pay)
 

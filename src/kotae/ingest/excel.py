@@ -19,10 +19,10 @@ import openpyxl
 from openpyxl.utils.cell import range_boundaries
 
 from kotae.errors import DocumentError
+from kotae.ingest import ooxml_strict
 from kotae.ingest.clean import remove_control_chars
 from kotae.ingest.grid import grid_lines, page_of
 from kotae.ingest.registry import register
-from kotae.ingest.zipcap import check_zip
 from kotae.types import ParsedDocument, Section
 
 __all__ = ["cell_text", "read_xlsx"]
@@ -109,8 +109,7 @@ def _sheet(book: Any, sheet: Any, number: int) -> tuple[str, list[Section], list
 def read_xlsx(path: str, data: bytes) -> ParsedDocument:
     """Read an Excel workbook: page N is worksheet N (chart sheets are empty pages), its name the heading."""
     try:
-        check_zip(path, data)  # before anything is inflated
-        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        book = openpyxl.load_workbook(io.BytesIO(ooxml_strict.package(path, data)), read_only=True, data_only=True)
     except DocumentError:
         raise
     except Exception as exc:  # openpyxl raises KeyError, ValueError, zip and XML errors alike

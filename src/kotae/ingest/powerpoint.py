@@ -14,11 +14,11 @@ import pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 
 from kotae.errors import DocumentError
+from kotae.ingest import ooxml_strict
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.layout import Block, assemble
 from kotae.ingest.registry import register
 from kotae.ingest.tables import render_table
-from kotae.ingest.zipcap import check_zip
 from kotae.types import ParsedDocument, Section
 
 __all__ = ["NOTES", "read_pptx"]
@@ -88,8 +88,7 @@ def _slide_blocks(slide: Any, band: float) -> list[Block]:
 def read_pptx(path: str, data: bytes) -> ParsedDocument:
     """Read a PowerPoint deck: page N is slide N (hidden slides too), headed by its title."""
     try:
-        check_zip(path, data)  # before anything is inflated
-        deck = pptx.Presentation(io.BytesIO(data))
+        deck = pptx.Presentation(io.BytesIO(ooxml_strict.package(path, data)))
         band = max(1.0, (deck.slide_height or 6858000) / _BANDS)
         slides = [_slide_blocks(slide, band) for slide in deck.slides]
         title = deck.core_properties.title or ""
