@@ -5,12 +5,15 @@
     python bench/answers.py --split fit        # only the fit half (what a tuner may look at)
     python bench/answers.py --compare sentence-translation   # plus a column with that choice switched off
     python bench/answers.py --reranker kotae --rerank-sentences 0.3,1   # plus a column per sentence-rerank weight
+    python bench/answers.py --real ../shared/data   # users-real over samples/docs + the real sample files
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
 (their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,
 default settings, answers from the top 5 as bench/golden.py. "correct" is phrase-correct (the answer holds a
 must_contain phrase). A miss is diagnosed as: refused; "not retrieved" (no top-5 passage holds a phrase);
-"not chosen" (a passage holds it, the answer does not).
+"not chosen" (a passage holds it, the answer does not). `--real`: bench/golden/users-real.jsonl (questions about
+the real PDFs, DOCX and CSVs of ../shared/data/samples, Japanese and English, some across languages; its own
+split) over one index of samples/docs and those files; writes bench/results/answers_real.{json,md}.
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
         "users-ja": "samples/golden-users-ja.jsonl", "users-en": "samples/golden-users-en.jsonl",
         "users2-ja": "samples/golden-users2-ja.jsonl", "users2-en": "samples/golden-users2-en.jsonl",
         "users3-ja": "samples/golden-users3-ja.jsonl", "users3-en": "samples/golden-users3-en.jsonl",
-        "users4-en": "samples/golden-users4-en.jsonl"}
+        "users4-en": "samples/golden-users4-en.jsonl", "users-real": "bench/golden/users-real.jsonl"}
+REAL = ("docling", "unstructured", "pdfminer")  # --real: the folders of ../shared/data/samples indexed beside
 ANSWER_K = 5
 # --compare: a choice of the sentence scorer switched off for a second pass over the same index (module, constant)
 CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED")}
@@ -70,20 +74,25 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
     ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
-    ap.add_argument("--sets", default=",".join(SETS), help="comma-separated subset of " + ",".join(SETS))
+    ap.add_argument("--sets", help="comma-separated subset of " + ",".join(SETS) + " (default: all but users-real; "
+                                   "users-real with --real)")
+    ap.add_argument("--real", metavar="SHARED", help="index samples/docs plus the real files of SHARED/samples "
+                                                     "(e.g. ../shared/data) and score users-real over them")
     ap.add_argument("--compare", choices=sorted(CHOICES), help="also score with this choice switched off")
     ap.add_argument("--reranker", help="load this reranker (search.reranker); the answers use it only through "
                                        "--rerank-sentences")
     ap.add_argument("--rerank-sentences", default="", help="comma-separated search.rerank_sentences weights: a "
                                                            "column each, beside the default (0)")
     args = ap.parse_args()
+    args.sets = args.sets or ("users-real" if args.real else ",".join(n for n in SETS if n != "users-real"))
     off: dict[str, float] = {}
     weights = [float(w) for w in args.rerank_sentences.split(",") if w]
     columns: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]),
                        reranker=get_reranker(args.reranker) if args.reranker else None)
-        k.index([os.path.join(ROOT, "samples", "docs")])
+        real = [os.path.join(args.real, "samples", f) for f in REAL] if args.real else []
+        k.index([os.path.join(ROOT, "samples", "docs"), *real])
         rows = score_sets(k, args.sets.split(","), args.split)
         for w in weights:
             door = k.using(settings=Settings(search=SearchSettings(rerank_sentences=w)))
@@ -129,13 +138,14 @@ def main() -> int:
                       f"\n  answer: {r['answer']}")
         return 0
     m = machine()
-    header = (f"Extractive answers over samples/docs (hybrid, default settings, answers from the top {ANSWER_K}), "
+    header = (f"Extractive answers over samples/docs{' and the real files of ../shared/data/samples' if args.real else ''} (hybrid, default settings, answers from the top {ANSWER_K}), "
               f"phrase-correct per split (golden-ja/en: split by id hash; users sets: their own split, never tuned "
               f"on). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py"
+              f"{' --real ../shared/data' if args.real else ''}"
               f"{' --compare ' + args.compare if off else ''}"
               f"{f' --reranker {args.reranker}' if args.reranker else ''}"
               f"{f' --rerank-sentences {args.rerank_sentences}' if weights else ''}`.\n\n")
-    write("answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
+    write("answers_real" if args.real else "answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
                       "rerank_sentences": columns,
                       "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},
           header + "\n".join(lines))
