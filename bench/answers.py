@@ -32,7 +32,7 @@ from kotae import Kotae
 from kotae.config import SearchSettings, Settings
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
-from kotae.eval.metrics import squash
+from kotae.eval.metrics import holds
 from kotae.search.rerank import get_reranker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,9 +49,9 @@ CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED")}
 
 def diagnose(it: Any, k: Kotae) -> dict[str, Any]:
     a = k.ask(it.question, mode="hybrid", top_k=ANSWER_K)
-    phrases = [squash(p) for p in it.evidence.phrases if p]
-    ranks = [n for n, s in enumerate(a.sources, 1) if any(p in squash(s.hit.chunk.text) for p in phrases)]
-    correct = a.found_in_docs and any(p in squash(a.answer) for p in phrases)
+    phrases = [p for p in it.evidence.phrases if p]
+    ranks = [n for n, s in enumerate(a.sources, 1) if any(holds(s.hit.chunk.text, p) for p in phrases)]
+    correct = a.found_in_docs and any(holds(a.answer, p) for p in phrases)
     why = ("ok" if correct else "refused" if not a.found_in_docs else "not chosen" if ranks else "not retrieved")
     return {"id": it.id, "category": it.category, "question": it.question, "must_contain": list(it.evidence.phrases),
             "correct": float(correct), "why": why, "phrase_in_sources": ranks, "answer": a.answer,

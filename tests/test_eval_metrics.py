@@ -5,7 +5,16 @@ import pytest
 
 from kotae.errors import KotaeError
 from kotae.eval.golden import parse_golden
-from kotae.eval.metrics import Evidence, Retrieved, all_found, judge, ndcg_at, retrieval_metrics
+from kotae.eval.metrics import (
+    Evidence,
+    Retrieved,
+    all_found,
+    cell_values,
+    holds,
+    judge,
+    ndcg_at,
+    retrieval_metrics,
+)
 from kotae.eval.runner import summarise
 
 EV = Evidence("rules.pdf", (3,), ("翌月25日",))
@@ -36,6 +45,16 @@ def test_phrase_rule_is_width_and_space_insensitive():
     assert retrieval_metrics([r], EV, "phrase")["hit@1"] == 1.0
     assert retrieval_metrics([r], EV, "page")["hit@1"] == 0.0
     assert retrieval_metrics([r], EV, "either")["hit@1"] == 1.0
+
+
+def test_a_phrase_copied_from_a_printed_table_matches_the_rendered_row():
+    row = "Polarization resistance (Ω): 24.0910 | Corrosion rate (mm/year): 2.8163"
+    assert cell_values(row) == "24.0910 | 2.8163"
+    assert holds(row, "24.0910 2.8163") and holds(row, "Corrosion rate (mm/year): 2.8163")
+    assert holds("スコア: 0.886 | 単語: 村山富市委員長 | 種類: PERSON | 頻度: 54", "0.886 村山富市委員長 PERSON 54")
+    assert not holds(row, "2.8163 24.0910") and not holds(row, "")
+    assert cell_values("Note: prose is left alone") == "Note: prose is left alone"  # no row in it
+    assert judge([Retrieved("t.pdf", 9, row)], Evidence("x.pdf", (1,), ("24.0910 2.8163",)), "phrase") == ["phrase"]
 
 
 def test_multi_page_all_evidence_and_ties():

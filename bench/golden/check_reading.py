@@ -19,6 +19,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from kotae.eval.metrics import cell_values
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETS = {"sec10q": os.path.join(HERE, "sec10q.jsonl"), "layout": os.path.join(HERE, "layout.jsonl")}
 CATEGORIES = {"sec10q": {"statement", "segment", "line-item", "ratio", "text-table"},
@@ -38,8 +40,9 @@ def needle(phrase: str) -> re.Pattern[str]:
 
 
 def contains(text: str, phrase: str) -> bool:
-    """Whether `phrase` occurs in `text`, whitespace-insensitively (see `needle`)."""
-    return bool(needle(phrase).search(text))
+    """Whether `phrase` occurs in `text`, whitespace-insensitively (see `needle`), in a table row also with the
+    row's column names left out (`kotae.eval.metrics.cell_values`)."""
+    return bool(needle(phrase).search(text) or needle(phrase).search(cell_values(text).replace(" | ", " ")))
 
 
 def load(path: str) -> list[dict[str, Any]]:

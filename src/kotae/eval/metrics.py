@@ -1,7 +1,8 @@
 """Retrieval metrics over one question's ranked results. Pure: plain data in, numbers out.
 
 A retrieved chunk is a *hit* when it lies on an evidence page of the evidence file (rule "page"), or
-contains one of the acceptable phrases, compared without whitespace and after NFKC (rule "phrase"), or
+contains one of the acceptable phrases, compared without whitespace and after NFKC, in a table row also without
+its column names (`holds`; rule "phrase"), or
 either ("either"). Duplicates of one evidence unit (a page, or "the phrase") count once in nDCG.
 """
 from __future__ import annotations
@@ -19,6 +20,25 @@ _WS = re.compile(r"\s+")
 def squash(text: str) -> str:
     """Width- and whitespace-insensitive form for phrase matching."""
     return _WS.sub("", unicodedata.normalize("NFKC", text)).lower()
+
+
+# A table row as kotae renders it, "column: value | column: value" (ingest.grid.render_row): the column names at
+# the start of a line or after " | ", which a phrase copied from the printed table (values side by side) lacks.
+_ROW_LABEL = re.compile(r"(?:^|(?<=\| ))[^|:\n]{1,60}?: ", re.MULTILINE)
+
+
+def cell_values(text: str) -> str:
+    """`text` with the column names of its rendered table rows taken out ("Ecorr (V): 0.9393 | Corrosion rate:
+    2.8163" → "0.9393 | 2.8163"); text without rows unchanged."""
+    return _ROW_LABEL.sub("", text) if " | " in text else text
+
+
+def holds(text: str, phrase: str) -> bool:
+    """Whether `text` contains `phrase` (see `squash`), in a table row also with the row's column names left
+    out: a phrase written from a table's printed values ("24.0910 2.8163") is the same evidence as kotae's
+    "Polarization resistance (Ω): 24.0910 | Corrosion rate (mm/year): 2.8163"."""
+    p = squash(phrase)
+    return bool(p) and (p in squash(text) or p in squash(cell_values(text).replace(" | ", " ")))
 
 
 @dataclass(frozen=True)
@@ -40,10 +60,8 @@ def unit(r: Retrieved, ev: Evidence, rule: str) -> str | None:
     on_page = ev.file is not None and r.file == ev.file and r.page in ev.pages
     if rule in ("page", "either") and on_page:
         return f"page:{r.page}"
-    if rule in ("phrase", "either") and ev.phrases:
-        text = squash(r.text)
-        if any(squash(p) in text for p in ev.phrases if p):
-            return "phrase"
+    if rule in ("phrase", "either") and any(holds(r.text, p) for p in ev.phrases if p):
+        return "phrase"
     return None
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from kotae.eval.golden import GoldenItem
 from kotae.eval.judge import Judge
-from kotae.eval.metrics import Retrieved, percentile, retrieval_metrics, squash
+from kotae.eval.metrics import Retrieved, holds, percentile, retrieval_metrics
 from kotae.facade import LLM, Kotae
 
 
@@ -72,7 +72,7 @@ def answer_fields(it: GoldenItem, kotae: Kotae, *, mode: str, answer_k: int, rul
     if it.answerable:
         row["false_refusal"] = float(not a.found_in_docs)
         row["correct_phrase"] = float(a.found_in_docs and bool(it.evidence.phrases)
-                                      and any(squash(p) in squash(a.answer) for p in it.evidence.phrases))
+                                      and any(holds(a.answer, p) for p in it.evidence.phrases))
         row["correct"] = row["correct_phrase"]
         if judge is not None and it.answer and a.found_in_docs:
             t0 = time.perf_counter()
