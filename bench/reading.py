@@ -1,6 +1,7 @@
 """Reading real documents: page hit@1/@5 and "must_contain in the top-5 passages" on the reading golden sets.
 
     python bench/reading.py [--shared ../shared/data] [--set sec10q|layout|all] [--modes hybrid,dense,keyword]
+        [--option search.contents_penalty=0.5,1] [--index /tmp/keep]
 
 Sets (bench/golden/README.md): sec10q (questions over financial-statement tables in 20 10-Q filings, ALL 20
 filings in one index) and layout (multi-column, table, header/footer and vertical-text questions over the
@@ -39,7 +40,7 @@ from check_reading import SETS, contains, evidence, load
 from common import machine, write
 
 from kotae import Kotae
-from kotae.config import Settings
+from kotae.config import Settings, overlay
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.embed.base import Embedder, Kind
 
@@ -93,10 +94,13 @@ def files_for(name: str, items: list[dict[str, Any]], shared: str) -> list[str]:
     return sorted(cited)
 
 
-def run_set(name: str, shared: str, modes: list[str], embedder: Any) -> dict[str, Any]:
+def run_set(name: str, shared: str, modes: list[str], embedder: Any, options: list[tuple[str, str]] = (),  # type: ignore[assignment]
+            keep: str | None = None) -> dict[str, Any]:
+    """The set's questions searched in each mode, and in hybrid mode with each `options` (key, value) set on
+    top of the defaults (a column "hybrid key=value"); `keep`: the index folder to reuse."""
     items = [it for it in load(SETS[name]) if it.get("answerable", True)]
     files = files_for(name, items, shared)
-    with tempfile.TemporaryDirectory() as tmp, Kotae.open(tmp, settings=Settings(), embedder=embedder) as k:
+    with tempfile.TemporaryDirectory() as tmp, Kotae.open(keep or tmp, settings=Settings(), embedder=embedder) as k:
         t0 = time.perf_counter()
         report = k.index([os.path.join(shared, f) for f in files])
         index_s = time.perf_counter() - t0
@@ -104,13 +108,16 @@ def run_set(name: str, shared: str, modes: list[str], embedder: Any) -> dict[str
         rel = {d.id: os.path.relpath(d.path, shared) for d in docs}
         pages = sum(d.pages for d in docs)
         per_mode: dict[str, Any] = {}
-        for mode in modes:
+        runs = [(mode, mode, k) for mode in modes]
+        runs += [(f"hybrid {key}={value}", "hybrid", k.using(settings=overlay(Settings(), {key: value}, "--option")))
+                 for key, value in options]
+        for label, mode, door in runs:
             rows = []
             for it in items:
-                result = k.search(it["question"], mode=mode, top_k=TOP_K)
+                result = door.search(it["question"], mode=mode, top_k=TOP_K)
                 hits = [(rel.get(h.chunk.doc_id, h.chunk.file), h.chunk.page, h.chunk.text) for h in result.hits]
                 rows.append(score(it, hits))
-            per_mode[mode] = {"summary": summarise(rows), "questions": rows}
+            per_mode[label] = {"summary": summarise(rows), "questions": rows}
     return {"files": files, "documents": len(docs), "pages": pages, "index_s": round(index_s, 1),
             "pages_per_s": round(pages / index_s, 2) if index_s else None,
             "index_stage_s": {stage: round(s, 1) for stage, s in report.seconds.items()},
@@ -142,7 +149,11 @@ def main() -> int:
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--set", choices=("sec10q", "layout", "all"), default="all")
     ap.add_argument("--modes", default="hybrid,dense,keyword", help="comma-separated search modes")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
+                    help="also search in hybrid mode with this setting at each value (a column each)")
+    ap.add_argument("--index", help="index folder to keep and reuse (one set at a time)")
     args = ap.parse_args()
+    options = [(key, v) for o in args.option for key, values in [o.split("=", 1)] for v in values.split(",")]
     shared = os.path.abspath(args.shared)
     if not os.path.isdir(shared):
         print(f"no data at {shared}; pass --shared PATH (the folder holding sec-10q/ and samples/)")
@@ -156,11 +167,11 @@ def main() -> int:
     results: dict[str, Any] = {"model": embedder.model_id, "top_k": TOP_K, "settings": "Settings() defaults",
                                "keyword_only": keyword_only, "data": shared, "sets": {}}
     for name in names:
-        results["sets"][name] = run_set(name, shared, modes, embedder)
+        results["sets"][name] = run_set(name, shared, modes, embedder, options, args.index)
     m = machine()
     results["machine"] = m
     command = "python bench/reading.py" + ("" if args.set == "all" else f" --set {args.set}") + (
-        " --modes keyword" if keyword_only else "")
+        " --modes keyword" if keyword_only else "") + "".join(f" --option {o}" for o in args.option)
     name = ("reading" if args.set == "all" else f"reading_{args.set}") + ("_keyword" if keyword_only else "")
     write(name, results, markdown(results, m, command))
     return 0

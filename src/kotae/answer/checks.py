@@ -33,7 +33,7 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(rf"{_DIGIT}(?:[.,．]{_DIGIT})?\s*(?:%|％|パーセント|割|分の|percent\b)|{_KANJI_NUM}+割|"
                    r"\bper ?cent\b|倍", re.IGNORECASE)),
     "money": (
-        re.compile(r"いくら|幾ら|何\s*円|金額|値段|料金|費用|\bhow much\b(?! (?:time|notice|leave|longer|earlier))|"
+        re.compile(r"いくら|幾ら|何\s*[万千百億]*\s*円|金額|値段|料金|費用|\bhow much\b(?! (?:time|notice|leave|longer|earlier))|"
                    r"\bcost\b|\bprice\b|\bfee\b|\bdeposit\b|\bamount\b", re.IGNORECASE),
         re.compile(rf"{_DIGIT}[0-9０-９,，.]*\s*(?:万|千)?\s*円|[¥￥$＄]\s?{_DIGIT}|\bJPY\b|\bUSD\b|\byen\b|"
                    rf"{_DIGIT}\s*(?:dollars?|ドル)|無料|無償|実費|全額|\bfree\b|\bno charge\b|\bat cost\b|"
@@ -44,7 +44,7 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(rf"{_DIGIT}{{1,2}}\s*時|{_DIGIT}{{1,2}}[:：]{_DIGIT}{{2}}|午前|午後|正午|深夜|"
                    r"\bnoon\b|\bmidnight\b|\b[ap]\.?m\b\.?|o'clock", re.IGNORECASE)),
     "number": (
-        re.compile(r"何\s*(?:人|名|回|日|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|分|週|社|台|号|度|倍)|"
+        re.compile(r"何\s*(?:人|名|回|日|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|分|週|社|台|号|度|倍|万|千|百|億)|"
                    r"どのくらい|どれくらい|どれぐらい|どのぐらい|どれだけ|"
                    r"\bhow (?:many|long|far|often|old|soon)\b|\bhow much (?:time|notice|leave)\b|"
                    r"\bwhat is the (?:maximum|minimum|limit|number)\b", re.IGNORECASE),
@@ -104,7 +104,7 @@ def asked_type(question: str) -> str | None:
 
 
 # 何 + counter: the counter the answer's number must carry, with its equivalent spellings
-_COUNTER = re.compile(r"何\s*(人|名|回|か月分|ヶ月分|カ月分|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|週|社|台|倍)")
+_COUNTER = re.compile(r"何\s*(人|名|回|か月分|ヶ月分|カ月分|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|週|社|台|倍|万|千|百|億)")
 _SAME = {"名": "人|名", "か月分": "[かヶカヵケ]月分", "ヶ月分": "[かヶカヵケ]月分", "カ月分": "[かヶカヵケ]月分",
          "か月": "[かヶカヵケ]月", "ヶ月": "[かヶカヵケ]月", "カ月": "[かヶカヵケ]月", "ヵ月": "[かヶカヵケ]月",
          "人": "人|名", "キロ": "キロ|km|ｋｍ", "km": "キロ|km|ｋｍ"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -191,8 +192,8 @@ def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
          keep_ratio: float = 0.97, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
     """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order (those for which
     `first` holds, e.g. the ones holding the asked amount, before the others); a sentence that introduces a
-    list (次の…/以下の…/as follows/:) comes with its items. A sentence that repeats a chosen one word for word
-    (the same line in two passages) is left out."""
+    list (次の…/以下の…/as follows/:) comes with its items. A sentence that repeats a chosen one (the same letters
+    and digits: the same line in two passages, or in a PDF and its DOCX copy) is left out."""
     if not len(cands):
         return []
     order = np.argsort(-scores, kind="stable")
@@ -202,11 +203,20 @@ def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
     for i in order:
         if len(chosen) == max_sentences or scores[i] < best * keep_ratio:
             break
-        said = "".join(cands[i].text.split())
+        said = _said(cands[i].text)
         if said not in seen:
             seen.add(said)
             chosen.append(cands[i])
     return with_items(sorted(chosen, key=lambda c: (first is not None and not first(c), c.source, c.start)), cands)
+
+
+def _said(text: str) -> str:
+    """What a sentence says, for telling repeats apart: its letters and digits alone (the same line in a PDF and
+    in its DOCX copy differs in a dash, a quote or a space)."""
+    return _NOT_WORD.sub("", unicodedata.normalize("NFKC", text)).lower()
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
 
 
 # A sentence that announces what follows, and the lines that are its items.
