@@ -6,6 +6,7 @@
     python bench/answers.py --compare sentence-translation   # plus a column with that choice switched off
     python bench/answers.py --reranker kotae --rerank-sentences 0.3,1   # plus a column per sentence-rerank weight
     python bench/answers.py --real ../shared/data   # users-real over samples/docs + the real sample files
+    python bench/answers.py --option search.contents_penalty=0.5,1   # plus a column per value of a setting
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
 (their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,
@@ -29,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import golden_splits, hash_split, machine, write
 
 from kotae import Kotae
-from kotae.config import SearchSettings, Settings
+from kotae.config import SearchSettings, Settings, overlay
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
 from kotae.eval.metrics import holds
@@ -76,6 +77,8 @@ def main() -> int:
     ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
     ap.add_argument("--sets", help="comma-separated subset of " + ",".join(SETS) + " (default: all but users-real; "
                                    "users-real with --real)")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
+                    help="also answer with this setting at each value (a column each)")
     ap.add_argument("--real", metavar="SHARED", help="index samples/docs plus the real files of SHARED/samples "
                                                      "(e.g. ../shared/data) and score users-real over them")
     ap.add_argument("--compare", choices=sorted(CHOICES), help="also score with this choice switched off")
@@ -94,10 +97,13 @@ def main() -> int:
         real = [os.path.join(args.real, "samples", f) for f in REAL] if args.real else []
         k.index([os.path.join(ROOT, "samples", "docs"), *real])
         rows = score_sets(k, args.sets.split(","), args.split)
-        for w in weights:
-            door = k.using(settings=Settings(search=SearchSettings(rerank_sentences=w)))
-            columns[f"sentences {w:g}"] = {f"{r['set']}/{r['id']}": r["correct"]
-                                           for r in score_sets(door, args.sets.split(","), args.split)}
+        doors = [(f"sentences {w:g}", k.using(settings=Settings(search=SearchSettings(rerank_sentences=w))))
+                 for w in weights]
+        doors += [(f"{key}={v}", k.using(settings=overlay(Settings(), {key: v}, "--option")))
+                  for o in args.option for key, values in [o.split("=", 1)] for v in values.split(",")]
+        for label, door in doors:
+            columns[label] = {f"{r['set']}/{r['id']}": r["correct"]
+                              for r in score_sets(door, args.sets.split(","), args.split)}
         if args.compare:
             module, name = CHOICES[args.compare]
             mod = importlib.import_module(module)
@@ -144,7 +150,8 @@ def main() -> int:
               f"{' --real ../shared/data' if args.real else ''}"
               f"{' --compare ' + args.compare if off else ''}"
               f"{f' --reranker {args.reranker}' if args.reranker else ''}"
-              f"{f' --rerank-sentences {args.rerank_sentences}' if weights else ''}`.\n\n")
+              f"{f' --rerank-sentences {args.rerank_sentences}' if weights else ''}"
+              f"{''.join(f' --option {o}' for o in args.option)}`.\n\n")
     write("answers_real" if args.real else "answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
                       "rerank_sentences": columns,
                       "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},
