@@ -6,7 +6,7 @@
     python bench/answers.py --compare sentence-translation   # plus a column with that choice switched off
     python bench/answers.py --reranker kotae --rerank-sentences 0.3,1   # plus a column per sentence-rerank weight
     python bench/answers.py --real ../shared/data   # users-real over samples/docs + the real sample files
-    python bench/answers.py --option search.contents_penalty=0.5,1   # plus a column per value of a setting
+    python bench/answers.py --option search.translation_weight=0.5,0   # plus a column per value of a setting
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
 (their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,

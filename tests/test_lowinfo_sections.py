@@ -1,7 +1,7 @@
 """Low-information chunks weighed down in dense ranking; a section continued on the next page found with it."""
 import numpy as np
 
-from kotae.search.lowinfo import contents, demote, demote_scaled, information, signals
+from kotae.search.lowinfo import demote, information, signals
 from kotae.search.sections import continues, with_neighbours
 from kotae.types import Chunk
 
@@ -34,40 +34,6 @@ def test_demote_reorders_but_keeps_the_similarities():
     assert demote(ranked, info, 0.05) == [(2, 0.88), (1, 0.90), (3, 0.80)]
     assert demote(ranked, info, 0.0) == ranked
     assert demote(ranked, {}, 0.05) == ranked  # unknown chunks count as prose
-
-
-TOC_EN = ("Chapter 3. Row and Column Access Control . . . . . . . . . . . . . . . . . . . . . . 13\n"
-          "3.6.5 Defining and creating column masks . . . . . . . . . . . . . . . . . . . . . 28")
-TOC_JA = "第6章 賃金 ……………………… 12\n第7章 休暇 ……………………… 15\n索引・・・・・・・・・・ 40"
-
-
-def test_tables_of_contents_and_indexes_read_as_contents():
-    assert contents(TOC_EN) == 1.0 and contents(TOC_JA) == 1.0
-    for text in (PROSE_JA, PROSE_EN, TABLE_ROWS, "See p. 3... and go on.", ""):
-        assert contents(text) == 0.0, text
-
-
-def test_demote_scaled_multiplies_keyword_scores():
-    ranked = [(1, 10.0), (2, 8.0), (3, 4.0)]
-    assert demote_scaled(ranked, {1: 1.0}, 0.5) == [(2, 8.0), (1, 10.0), (3, 4.0)]  # 10 × 0.5 < 8
-    assert demote_scaled(ranked, {1: 1.0}, 0.0) == ranked
-
-
-def test_searcher_weighs_a_table_of_contents_down_in_both_rankings(tmp_path, fake_embedder):
-    from kotae.config import SearchSettings
-    from kotae.search import Searcher
-
-    store = _store(tmp_path, [TOC_EN, PROSE_EN + " A column mask is a database object."], [1, 2], [(), ()],
-                   [[1, 0, 0, 0], [0.9, 0.1, 0, 0]])
-    q = np.array([1, 0.05, 0, 0], np.float32)
-    q /= np.linalg.norm(q)
-    for mode in ("dense", "keyword"):
-        plain = Searcher(store, fake_embedder, SearchSettings()).search("column masks", mode=mode, vector=q)
-        down = Searcher(store, fake_embedder, SearchSettings(contents_penalty=1.0)).search("column masks", mode=mode,
-                                                                                         vector=q)
-        assert [h.chunk.id for h in plain.hits][0] == "c0", mode
-        assert [h.chunk.id for h in down.hits][0] == "c1", mode
-    store.close()
 
 
 def _chunk(i, page, heading=("第6章 賃金", "第32条"), doc="d"):

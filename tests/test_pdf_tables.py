@@ -267,3 +267,28 @@ def test_evenly_spaced_lines_are_no_spanning_cell():
         words += [Word(v, 200 + 60 * j, y, 215 + 60 * j, y + 10) for j, v in enumerate(values)]
     table = find_tables(lines_from_words(words))[0]
     assert [row[0] for row in table.rows] == ["Revenue", "Other Costs", "Profit"]
+
+
+def test_a_text_column_beside_a_table_is_left_out_of_it():
+    # naacl06-shinyama.pdf: a two-column page whose right column holds a small table; the left column's lines
+    # sat beside its rows and were read as their labels ("based on their NE tags and obtain | Source articles")
+    prose = ["based on their NE tags and obtain", "parameterized patterns such as the", "coast of the state, the",
+             "and the hit patterns of each"]
+    table = [("Source articles", "28,009"), ("Basic clusters", "5,543"), ("Basic patterns", "643,767"),
+             ("Metaclusters", "302")]
+    words = []
+    for i, (line, (label, value)) in enumerate(zip(prose, table, strict=True)):
+        y = 100 + 14 * i
+        x = 50.0
+        for w in line.split():
+            words.append(Word(w, x, y, x + 6 * len(w), y + 10))
+            x += 6 * len(w) + 4
+        x = 320.0
+        for w in label.split():
+            words.append(Word(w, x, y, x + 6 * len(w), y + 10))
+            x += 6 * len(w) + 4
+        words.append(Word(value, 480, y, 480 + 6 * len(value), y + 10))
+    (found,) = find_tables(lines_from_words(words))
+    assert [r[0] for r in found.rows] == [label for label, _ in table]
+    assert [r[-1] for r in found.rows] == [value for _, value in table]
+    assert not any("patterns such" in line for line in found.source)  # its place in the page text leaves them

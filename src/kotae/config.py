@@ -241,8 +241,6 @@ class SearchSettings:
     keyword_trust_scale: float = _opt(4.0, "arm_trust: the keyword weight is 0.5 + this × its top-5 gap")
     low_info_penalty: float = _opt(0.0, "lower the dense similarity of low-information chunks (a table read "
                                         "one cell per line, a calendar, bare numbers) by up to this much")
-    contents_penalty: float = _opt(0.0, "weigh down chunks that read as a table of contents or an index (dot "
-                                        "leaders): BM25 × (1 − this × their share), similarity − 0.1 × this × it")
     section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "
                                       "adjacent page right behind them (0: off)")
     # bench/crossling.py, chosen on the fit halves: the best retrieval nDCG@10 among the settings whose extractive

@@ -282,8 +282,34 @@ def _header_line(line_cells: list[Cell], stacked: bool) -> bool:
         figures == 0 or (stacked and 2 * figures < len(line_cells)))
 
 
+def _beside_text(body: list[Line], split: list[list[Cell]]) -> tuple[list[Line], list[list[Cell]], bool]:
+    """A table region that a column of running text runs beside (a table in one column of a two-column page:
+    naacl06-shinyama.pdf, i1040nr.pdf): when at least half of its lines of two or more cells start (or end)
+    with a cell of running text, that edge's cells of PROSE_WORDS words or more belong to the text column, not
+    to the table, and are taken out (the page text keeps them); lines left empty go. Also whether it did."""
+    changed = False
+    for edge in (0, -1):
+        multi = [cs for cs in split if len(cs) >= 2]
+        if not multi or 2 * sum(_running_text(cs[edge]) for cs in multi) < len(multi):
+            continue
+        split = [[c for i, c in enumerate(cs) if not (i == (0 if edge == 0 else len(cs) - 1) and _wordy(c))]
+                 for cs in split]
+        changed = True
+    if changed:
+        kept = [(line, cs) for line, cs in zip(body, split, strict=True) if cs]
+        body, split = [line for line, _ in kept], [cs for _, cs in kept]
+    return body, split, changed
+
+
+def _wordy(c: Cell) -> bool:
+    return len(c.text.split()) >= PROSE_WORDS and not is_number(c.text)
+
+
 def _table(lines: list[Line], first: int, stop: int) -> Table | None:
     body, split = _merge_spans(lines[first:stop], [cells(line) for line in lines[first:stop]])
+    body, split, beside_text = _beside_text(body, split)
+    if sum(len(cs) >= 2 for cs in split) < 2:
+        return None
     columns = _columns([c for c in split if len(c) >= 2])
     if len(columns) < 2:
         return None
@@ -334,6 +360,8 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
     title = _title(lines, top)
     title = " ".join([title, *(n for n in notes if n not in title)]).strip()
     source = tuple(line.text for line in lines[top:stop])
+    if beside_text:  # the table's own words, so that its place in the page text leaves the text column out
+        source = tuple(line.text for line in lines[top:first]) + tuple(" ".join(c.text for c in cs) for cs in split)
     return Table(title, tuple(names), tuple(rows), source)
 
 

@@ -37,21 +37,6 @@ def information(text: str) -> float:
     return round(min(per_line, digits, words), 3)
 
 
-# dot leaders: a table of contents' or an index's ". . . . . 25", "……… 3", "・・・・"
-_LEADER = re.compile(r"(?:[.．·・…‥]\s?){4,}")
-
-
-def contents(text: str) -> float:
-    """How much `text` reads as a table of contents or an index, 0–1: the share of its visible characters that
-    are dot leaders, 0 up to 10 %, 1 from 35 %. Such a chunk names every topic of the document and answers
-    none, so it matches many questions' words (keyword) and their topics (dense) at once."""
-    visible = sum(not c.isspace() for c in text)
-    if not visible:
-        return 0.0
-    leaders = sum(sum(not c.isspace() for c in m.group()) for m in _LEADER.finditer(text))
-    return round(min(1.0, max(0.0, (leaders / visible - 0.10) / 0.25)), 3)
-
-
 def demote(ranked: list[tuple[int, float]], info: dict[int, float], penalty: float) -> list[tuple[int, float]]:
     """A dense ranking re-sorted with each similarity lowered by `penalty` × (1 − information); the scores
     returned stay the raw similarities (the gate and the hits report those)."""
@@ -59,11 +44,3 @@ def demote(ranked: list[tuple[int, float]], info: dict[int, float], penalty: flo
         return ranked
     order = sorted(ranked, key=lambda p: -(p[1] - penalty * (1.0 - info.get(p[0], 1.0))))
     return order
-
-
-def demote_scaled(ranked: list[tuple[int, float]], share: dict[int, float], penalty: float) -> list[tuple[int, float]]:
-    """A keyword (BM25) ranking re-sorted with each score multiplied by 1 − `penalty` × its `share` (e.g.
-    `contents`); the scores returned stay the raw ones."""
-    if penalty <= 0:
-        return ranked
-    return sorted(ranked, key=lambda p: -(p[1] * (1.0 - penalty * share.get(p[0], 0.0))))

@@ -27,7 +27,7 @@ from kotae.search.gate import (
     explain,
 )
 from kotae.search.langslots import LangStats, place_other, take_back
-from kotae.search.lowinfo import contents, demote, demote_scaled, information
+from kotae.search.lowinfo import demote, information
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
 from kotae.search.synonyms import (
@@ -75,7 +75,7 @@ class Searcher:
         self.reranker = reranker
         self.fixed_gate = fixed_gate  # the settings' thresholds win over the index's calibration
         self._dense: DenseIndex | QuantizedIndex | None = None
-        self._info: dict[int, tuple[float, float]] = {}  # rowid → (information, contents)
+        self._info: dict[int, float] = {}
         self._info_generation = -1
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
@@ -135,8 +135,6 @@ class Searcher:
         t1 = time.perf_counter()
         # Keyword search runs in every mode too: its ranks are reported and feed the gate.
         keyword = self._keyword_search(qtokens, n, doc_ids, query, other)
-        if s.contents_penalty > 0:
-            keyword = demote_scaled(keyword, self.contents([r for r, _ in keyword]), s.contents_penalty)
         t["keyword"] = _ms(t1)
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
@@ -149,9 +147,6 @@ class Searcher:
             dense = self._translated_dense(query, qvec, tvec, dense, n, doc_ids)
         if s.low_info_penalty > 0:
             dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
-        if s.contents_penalty > 0:
-            toc = self.contents([r for r, _ in dense])
-            dense = demote(dense, {r: 1.0 - c for r, c in toc.items()}, CONTENTS_DENSE * s.contents_penalty)
         if isinstance(expansion, np.ndarray) or expansion:
             t2 = time.perf_counter()
             evec = expansion if isinstance(expansion, np.ndarray) else self.embedder.passages([expansion])[0]
@@ -308,20 +303,13 @@ class Searcher:
 
     def information(self, rowids: list[int]) -> dict[int, float]:
         """`lowinfo.information` of these chunks (kept until the store changes)."""
-        return {r: i for r, (i, _) in self._text_measures(rowids).items()}
-
-    def contents(self, rowids: list[int]) -> dict[int, float]:
-        """`lowinfo.contents` of these chunks (kept until the store changes)."""
-        return {r: c for r, (_, c) in self._text_measures(rowids).items()}
-
-    def _text_measures(self, rowids: list[int]) -> dict[int, tuple[float, float]]:
         gen = self.store.generation()
         if gen != self._info_generation:  # a removed chunk's rowid may be given to a new one
             self._info, self._info_generation = {}, gen
         todo = [r for r in rowids if r not in self._info]
         if todo:
-            self._info.update({r: (information(c.text), contents(c.text)) for r, c in self.store.chunks(todo).items()})
-        return {r: self._info.get(r, (1.0, 0.0)) for r in rowids}
+            self._info.update({r: information(c.text) for r, c in self.store.chunks(todo).items()})
+        return {r: self._info.get(r, 1.0) for r in rowids}
 
     def _with_neighbours(self, ranked: list[tuple[int, float]], chunks: dict[int, Chunk],
                          leaders: int) -> list[tuple[int, float]]:
@@ -567,9 +555,6 @@ ROMANISED_NAMES = True
 # with it off: samples + real files off-topic JSQuAD 0.61 → 0.73, fit false refusals equal, held-out answerable
 # refused 11 → 12 of 134 (golden-ja +1, users −1, users-real +1).
 LANGUAGE_MARGIN = True
-# contents_penalty's dense side: a chunk that is all table of contents loses this × the penalty in similarity
-# (BM25 scores are scaled instead: their range varies by question)
-CONTENTS_DENSE = 0.1
 
 
 def _lexicon_side(lang: str) -> str | None:
