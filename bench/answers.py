@@ -45,7 +45,8 @@ SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
 REAL = ("docling", "unstructured", "pdfminer")  # --real: the folders of ../shared/data/samples indexed beside
 ANSWER_K = 5
 # --compare: a choice of the sentence scorer switched off for a second pass over the same index (module, constant)
-CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED")}
+CHOICES = {"sentence-translation": ("kotae.answer.ask", "SENTENCE_TRANSLATED"),
+           "noise-lines": ("kotae.answer.ask", "NOISE_LINES")}
 
 
 def diagnose(it: Any, k: Kotae) -> dict[str, Any]:

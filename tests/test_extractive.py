@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kotae.answer.extractive import candidates, pick, reranked
+from kotae.answer.extractive import candidates, noise, pick, reranked
 from kotae.search.rerank import Reranker
 
 RATES = ("第37条（割増賃金）時間外労働、休日労働及び深夜労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
@@ -109,3 +109,12 @@ def test_reranked_rescores_only_the_pool_and_its_weight_decides_how_far_it_moves
     assert np.isclose(out[:3].sum() - scores[:3].sum(), 0.3)  # the weight is shared out by a softmax
     assert reranked(scores, texts, "q", fake, weight=0.0, pool=3) is scores  # weight 0: off, no call
     assert len(fake.asked) == 1
+
+
+def test_chart_ticks_and_contents_leaders_are_noise_lines_not_sentences():
+    # nlp2004slides.pdf's chart and redp5110's table of contents were quoted as answers
+    assert noise("再現率と適合率の関係 0 0.2 0.4 0.6 0.8 1 0.1 0.2 0.3 0.4 0.5 適合率再現率")
+    assert noise(". . . . . . . . . . | 25 | | masks . . . . . . . . . . . . . . . | 26 |")
+    for line in ("Source articles 28,009", "Net sales 83,359 97,278 282,457 304,182", "賃金は毎月25日に支払う。",
+                 "スコア: 0.886 | 単語: 村山富市委員長 | 種類: PERSON | 頻度: 54", "See page 3... for the form."):
+        assert not noise(line), line

@@ -33,6 +33,9 @@ SENTENCE_WORKPLACE = False
 # A sentence in the corpus' other language is scored against the question's vector plus its translated words', as
 # the dense search ranks its chunk (extractive.translated_cosine): bench/answers.py --compare, fit halves.
 SENTENCE_TRANSLATED = True
+# A line that is no sentence (a chart's axis ticks, a table of contents' dot leaders: extractive.noise) is quoted
+# only when nothing else scores near it: bench/answers.py --compare noise-lines.
+NOISE_LINES = True
 
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
@@ -175,6 +178,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     syn = on_demand(workplace=SENTENCE_WORKPLACE) if searcher.settings.synonyms else None
     cand_groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in cand_tokens] if syn else None
     sources = [c.source for c in cands]
+    noisy = np.array([extractive.noise(c.text) for c in cands], dtype=float)
     other = _other_language(question, cands, searcher)
     out = []
     for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
@@ -186,6 +190,8 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
             if words_vec is not None:
                 scores = extractive.translated_cosine(scores, vecs, vec, words_vec,
                                                       searcher.settings.translation_dense, other)
+        if NOISE_LINES:
+            scores = scores - extractive.NOISE_PENALTY * noisy
         if searcher.reranker is not None and searcher.settings.rerank_sentences > 0:
             scores = extractive.reranked(scores, [c.text for c in cands], part, searcher.reranker,
                                          searcher.settings.rerank_sentences, searcher.settings.rerank_sentence_pool)

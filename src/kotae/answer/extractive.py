@@ -161,6 +161,24 @@ def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequen
     return sims + KEYWORD_WEIGHT * kw - RANK_PRIOR * np.asarray(sources, dtype=float)
 
 
+NOISE_PENALTY = 0.1  # a sentence score is a cosine (~0.8–0.95) plus a keyword share: this puts a noise line last
+_LEADERS = re.compile(r"(?:[.．·・…‥]\s?){4,}")
+_FIGURE = re.compile(r"[-+−]?[\d.,]+%?")
+
+
+def noise(text: str) -> bool:
+    """A line that is no sentence, read out of a page's graphics or navigation: a chart's axis ticks ("0 0.2 0.4
+    0.6 0.8 1 0.1 0.2 …": six figures or more, half its words or more) or a table of contents' dot leaders (a
+    third of its characters or more). A table row rendered "column: value | …" is neither."""
+    words = text.split()
+    figures = sum(bool(_FIGURE.fullmatch(w)) for w in words)
+    if figures >= 6 and 2 * figures >= len(words):
+        return True
+    visible = sum(not c.isspace() for c in text)
+    leaders = sum(sum(not c.isspace() for c in m.group()) for m in _LEADERS.finditer(text))
+    return visible > 0 and 3 * leaders >= visible
+
+
 def translated_cosine(scores: np.ndarray, sentence_vecs: np.ndarray, query_vec: np.ndarray,
                       translation_vec: np.ndarray, weight: float, other: np.ndarray) -> np.ndarray:
     """`scores` with the cosine part of each sentence in the corpus' other language (`other`) taken against the
