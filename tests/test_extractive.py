@@ -116,5 +116,6 @@ def test_chart_ticks_and_contents_leaders_are_noise_lines_not_sentences():
     assert noise("再現率と適合率の関係 0 0.2 0.4 0.6 0.8 1 0.1 0.2 0.3 0.4 0.5 適合率再現率")
     assert noise(". . . . . . . . . . | 25 | | masks . . . . . . . . . . . . . . . | 26 |")
     for line in ("Source articles 28,009", "Net sales 83,359 97,278 282,457 304,182", "賃金は毎月25日に支払う。",
+                 "Revenue 1,201 1,302 1,403 1,504 1,605 1,706",
                  "スコア: 0.886 | 単語: 村山富市委員長 | 種類: PERSON | 頻度: 54", "See page 3... for the form."):
         assert not noise(line), line

@@ -168,11 +168,12 @@ _FIGURE = re.compile(r"[-+−]?[\d.,]+%?")
 
 def noise(text: str) -> bool:
     """A line that is no sentence, read out of a page's graphics or navigation: a chart's axis ticks ("0 0.2 0.4
-    0.6 0.8 1 0.1 0.2 …": six figures or more, half its words or more) or a table of contents' dot leaders (a
-    third of its characters or more). A table row rendered "column: value | …" is neither."""
+    0.6 0.8 1 0.1 0.2 …": eight figures or more, three fifths of its words or more; a statement's row of six
+    quarters' figures is not one) or a table of contents' dot leaders (a third of its characters or more). A
+    table row rendered "column: value | …" is neither."""
     words = text.split()
     figures = sum(bool(_FIGURE.fullmatch(w)) for w in words)
-    if figures >= 6 and 2 * figures >= len(words):
+    if figures >= 8 and 5 * figures >= 3 * len(words):
         return True
     visible = sum(not c.isspace() for c in text)
     leaders = sum(sum(not c.isspace() for c in m.group()) for m in _LEADERS.finditer(text))
