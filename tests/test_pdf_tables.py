@@ -292,3 +292,22 @@ def test_a_text_column_beside_a_table_is_left_out_of_it():
     assert [r[0] for r in found.rows] == [label for label, _ in table]
     assert [r[-1] for r in found.rows] == [value for _, value in table]
     assert not any("patterns such" in line for line in found.source)  # its place in the page text leaves them
+
+
+def test_a_worked_example_beside_a_figures_table_is_left_out_of_it():
+    # i1040nr.pdf's tax table: "25,200 25,250 | 3,393 …" rows, beside a few lines of a worked example that starts
+    # in capitals ("Example. Mr. Green is filing …"): when four in five lines start with a figure, a wordy first
+    # cell is the text column's
+    prose = ["Example. Mr. Green is filing as a", "qualifying widower with taxable", *[""] * 8]
+    words = []
+    for i, text in enumerate(prose):
+        y, x = 100 + 14 * i, 50.0
+        for w in text.split():
+            words.append(Word(w, x, y, x + 6 * len(w), y + 10))
+            x += 6 * len(w) + 4
+        low = 25200 + 50 * i
+        words += [Word(f"{low:,}", 300, y, 330, y + 10), Word(f"{low + 50:,}", 340, y, 370, y + 10),
+                  Word(f"{3393 + 8 * i:,}", 420, y, 450, y + 10), Word(f"{3001 + 8 * i:,}", 480, y, 510, y + 10)]
+    (found,) = find_tables(lines_from_words(words))
+    assert not any("Green" in cell or "widower" in cell for row in found.rows for cell in row)
+    assert len(found.rows) == 10

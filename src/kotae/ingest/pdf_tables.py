@@ -285,12 +285,16 @@ def _header_line(line_cells: list[Cell], stacked: bool) -> bool:
 def _beside_text(body: list[Line], split: list[list[Cell]]) -> tuple[list[Line], list[list[Cell]], bool]:
     """A table region that a column of running text runs beside (a table in one column of a two-column page:
     naacl06-shinyama.pdf, i1040nr.pdf): when at least half of its lines of two or more cells start (or end)
-    with a cell of running text, that edge's cells of PROSE_WORDS words or more belong to the text column, not
-    to the table, and are taken out (the page text keeps them); lines left empty go. Also whether it did."""
+    with a cell of running text — or when four in five start with a figure (a tax table's "25,200 25,250", beside
+    which a worked example runs for a few lines) — that edge's cells of PROSE_WORDS words or more belong to the
+    text column, not to the table, and are taken out (the page text keeps them); lines left empty go. Also
+    whether it did."""
     changed = False
     for edge in (0, -1):
         multi = [cs for cs in split if len(cs) >= 2]
-        if not multi or 2 * sum(_running_text(cs[edge]) for cs in multi) < len(multi):
+        prose = 2 * sum(_running_text(cs[edge]) for cs in multi) >= len(multi)
+        figures = edge == 0 and 5 * sum(is_number(cs[0].text) for cs in multi) >= 4 * len(multi)
+        if not multi or not (prose or figures) or not any(_wordy(cs[edge]) for cs in multi):
             continue
         split = [[c for i, c in enumerate(cs) if not (i == (0 if edge == 0 else len(cs) - 1) and _wordy(c))]
                  for cs in split]
