@@ -20,7 +20,7 @@ def _plausible(text: str, encoding: str = "") -> bool:
     """Reject decodes that produce NULs or C1 controls: the codec was wrong (or it is binary). Bytes that are
     valid UTF-8 throughout are UTF-8 whatever controls they spell (a C1 control is two bytes there, C2 80–9F,
     which no other codec's text forms by chance: text copied out of a PDF keeps its checkbox glyph as U+0084);
-    the cleaning passes drop those controls."""
+    the cleaning passes then repair or drop those controls (ftfy reads U+0084 as cp1252's „)."""
     if encoding == "utf-8":
         return "\x00" not in text
     return _IMPLAUSIBLE.search(text) is None
