@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
+from kotae.ingest.clean import join_surrogates
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
 
@@ -50,7 +51,8 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
 
     def flush() -> None:
         if text:
-            words.append(Word("".join(text), box[0], height - box[3], box[2], height - box[1], size))
+            # a character outside the BMP comes as two UTF-16 halves, one per index: joined here, in the word
+            words.append(Word(join_surrogates("".join(text)), box[0], height - box[3], box[2], height - box[1], size))
             text.clear()
 
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
