@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -30,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import golden_splits, hash_split, machine, write
 
 from kotae import Kotae
+from kotae.answer.extractive import noise
 from kotae.config import SearchSettings, Settings, overlay
 from kotae.embed import DEFAULT_ENGINES, get_embedder
 from kotae.eval import load_golden
@@ -57,7 +59,7 @@ def diagnose(it: Any, k: Kotae) -> dict[str, Any]:
     why = ("ok" if correct else "refused" if not a.found_in_docs else "not chosen" if ranks else "not retrieved")
     return {"id": it.id, "category": it.category, "question": it.question, "must_contain": list(it.evidence.phrases),
             "correct": float(correct), "why": why, "phrase_in_sources": ranks, "answer": a.answer,
-            "completeness": a.completeness}
+            "completeness": a.completeness, "noise": any(noise(part) for part in re.split(r"\[\d+\]", a.answer))}
 
 
 def score_sets(k: Kotae, names: list[str], only: str | None) -> list[dict[str, Any]]:
@@ -90,6 +92,7 @@ def main() -> int:
     args = ap.parse_args()
     args.sets = args.sets or ("users-real" if args.real else ",".join(n for n in SETS if n != "users-real"))
     off: dict[str, float] = {}
+    off_noise = 0
     weights = [float(w) for w in args.rerank_sentences.split(",") if w]
     columns: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,7 +114,9 @@ def main() -> int:
             saved = getattr(mod, name)
             setattr(mod, name, False)
             try:
-                off = {f"{r['set']}/{r['id']}": r["correct"] for r in score_sets(k, args.sets.split(","), args.split)}
+                off_rows = score_sets(k, args.sets.split(","), args.split)
+                off = {f"{r['set']}/{r['id']}": r["correct"] for r in off_rows}
+                off_noise = sum(r["noise"] for r in off_rows)
             finally:
                 setattr(mod, name, saved)
         k.close()
@@ -134,6 +139,11 @@ def main() -> int:
               + (f" {sum(without[s, sp]) / len(v):.3f} |" if off else "")
               + "".join(f" {share(col, s, sp):.3f} |" for col in columns.values())
               for (s, sp), v in sorted(groups.items())]
+    noisy = [f"{r['id']} ({r['split']})" for r in rows if r["noise"]]
+    quoted = (f"Answers quoting a line that is no sentence (chart ticks, contents leaders: `extractive.noise`): "
+              f"{len(noisy)} of {len(rows)}{f' (without {args.compare}: {off_noise})' if off else ''}"
+              f"{': ' + ', '.join(noisy) if noisy else ''}.")
+    lines += ["", quoted]
     lines += ["", "Misses:", "", "| set | split | id | why | phrase in source # | question |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['set']} | {r['split']} | {r['id']} | {r['why']} | {r['phrase_in_sources']} | {r['question']} |"
               for r in rows if not r["correct"]]

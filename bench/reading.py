@@ -94,7 +94,7 @@ def files_for(name: str, items: list[dict[str, Any]], shared: str) -> list[str]:
     return sorted(cited)
 
 
-def run_set(name: str, shared: str, modes: list[str], embedder: Any, options: list[tuple[str, str]] = (),  # type: ignore[assignment]
+def run_set(name: str, shared: str, modes: list[str], embedder: Any, options: Sequence[tuple[str, str]] = (),
             keep: str | None = None) -> dict[str, Any]:
     """The set's questions searched in each mode, and in hybrid mode with each `options` (key, value) set on
     top of the defaults (a column "hybrid key=value"); `keep`: the index folder to reuse."""
