@@ -9,7 +9,7 @@
     python bench/answers.py --option search.translation_weight=0.5,0   # plus a column per value of a setting
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
-(their own `split` field; unseen data for answer tuning), all over one index of samples/docs, hybrid search,
+(their own `split` field; choices are made on the fit halves only), all over one index of samples/docs, hybrid search,
 default settings, answers from the top 5 as bench/golden.py. "correct" is phrase-correct (the answer holds a
 must_contain phrase). A miss is diagnosed as: refused; "not retrieved" (no top-5 passage holds a phrase);
 "not chosen" (a passage holds it, the answer does not). `--real`: bench/golden/users-real.jsonl (questions about
@@ -156,8 +156,8 @@ def main() -> int:
         return 0
     m = machine()
     header = (f"Extractive answers over samples/docs{' and the real files of ../shared/data/samples' if args.real else ''} (hybrid, default settings, answers from the top {ANSWER_K}), "
-              f"phrase-correct per split (golden-ja/en: split by id hash; users sets: their own split, never tuned "
-              f"on). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py"
+              f"phrase-correct per split (golden-ja/en: split by id hash; users sets: their own split; choices are "
+              f"made on the fit halves, the held-out halves are only reported). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/answers.py"
               f"{' --real ../shared/data' if args.real else ''}"
               f"{' --compare ' + args.compare if off else ''}"
               f"{f' --reranker {args.reranker}' if args.reranker else ''}"

@@ -20,7 +20,10 @@ from kotae.store import open_store
     ("賞与はいつ支給されますか", "date"), ("How much is the deposit?", "money"),
     ("What percentage of salary is paid?", "percent"), ("How many days of annual leave do I get?", "number"),
     ("When is the annual review?", "date"), ("What are the company's values?", None),
-    ("How much notice do I need to give?", "number"),
+    ("How much notice do I need to give?", "number"), ("By when must card charges be registered?", "date"),
+    # "when" that opens a condition asks for no date
+    ("What happens to my logins when I leave for good?", None),
+    ("What does VERIFY_GROUP_FOR_USER return when the user is not in the list?", None),
 ])
 def test_the_kind_of_expression_a_question_asks_for(question, kind):
     assert checks.asked_type(question) == kind
@@ -35,6 +38,9 @@ def test_an_expression_of_the_asked_kind_and_counter():
     assert checks.holds("基本給の2ヶ月分を支給する", "number", "か月分")
     assert not checks.holds("7月支給分については前年10月1日から", "number", "か月分")
     assert checks.holds("定員は5名です", "number", "人")
+    # a Japanese question's counter, answered in English
+    assert checks.holds("We have about 180 employees in Tokyo.", "number", "人")
+    assert checks.holds("Up to 2 hours per booking.", "number", "時間") and not checks.holds("Room 180 is free", "number", "人")
     # a year is a date, a form number is not (i1040nr.pdf: "When is Form 1040-NR due?")
     assert checks.holds("file Form 1040NR by June 16, 2008.", "date") and checks.holds("施行は2024年", "date")
     assert not checks.holds("Estimated tax paid with Form 1040-ES or Form 1040-ES (NR).", "date")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from kotae.answer.extractive import candidates, noise, pick, reranked
 from kotae.search.rerank import Reranker
@@ -49,7 +50,7 @@ def test_passages_shown_to_people_have_pdf_line_breaks_mended_and_items_kept():
 
 def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credit():
     from kotae.answer.ask import _term_groups
-    from kotae.answer.extractive import KEYWORD_WEIGHT, SYNONYM_CREDIT, score
+    from kotae.answer.extractive import KEYWORD_WEIGHT, SYNONYM_CREDIT, score, score_terms
     from kotae.search.synonyms import Synonyms, matches, parse
     syn = Synonyms.from_rows(parse(["1\t0\tゴルフ", "1\t0\tgolf"]))
     q = ["golf", "limit"]
@@ -57,10 +58,22 @@ def test_a_question_word_found_only_as_a_synonym_earns_part_of_the_keyword_credi
     groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in sents]
     vecs = np.zeros((3, 2))
     df = {"golf": 1, "limit": 1}
+    _, held, synonym = score_terms(np.zeros(2), vecs, q, sents, df, 10, _term_groups(q, syn), groups)
+    assert list(held) == [0.0, 0.0, 1.0]  # ゴルフ is not "golf" by its letters
+    assert list(synonym) == [0.5, 0.0, 0.0]  # but it is golf's synonym: half the question's (equal-IDF) words
     plain = score(np.zeros(2), vecs, q, sents, [0, 0, 0], df, 10)
     with_syn = score(np.zeros(2), vecs, q, sents, [0, 0, 0], df, 10, _term_groups(q, syn), groups)
-    assert plain[0] == plain[1] == 0.0 and plain[2] == KEYWORD_WEIGHT  # ゴルフ is not "golf" by its letters
-    assert with_syn[0] == KEYWORD_WEIGHT * SYNONYM_CREDIT / 2 and with_syn[1] == 0.0 and with_syn[2] == plain[2]
+    assert with_syn[0] - plain[0] == pytest.approx(KEYWORD_WEIGHT * SYNONYM_CREDIT / 2) and with_syn[1] == plain[1]
+
+
+def test_a_sentence_that_only_restates_the_question_says_less_than_one_that_answers():
+    from kotae.answer.extractive import novelty, score
+    q = ["special", "register", "adopt", "authority"]
+    caption = ["figure", "special", "register", "adopt", "authority"]
+    answer = ["user", "special", "register", "include", "adopt", "authority", "thread"]
+    assert novelty(caption, q) == 0.2 and novelty(answer, q) == 3 / 7 and novelty([], q) == 0.0
+    scores = score(np.zeros(2), np.zeros((2, 2)), q, [caption, answer], [0, 0], {t: 1 for t in q}, 10)
+    assert scores[1] > scores[0]  # same cosine, every question word in both: the one that adds something wins
 
 
 def test_a_sentence_repeated_in_two_passages_is_said_once():

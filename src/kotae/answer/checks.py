@@ -52,7 +52,8 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                    rf"{_EN_NUM}|\bevery (?:day|week|month|year)\b|\b(?:daily|weekly|monthly|annually|yearly)\b",
                    re.IGNORECASE)),
     "date": (
-        re.compile(r"いつ|何\s*月|何\s*曜|締め?切り?|期限|\bwhen\b|\bwhat (?:date|day)\b|\bwhich (?:day|date|month)\b|"
+        re.compile(r"いつ|何\s*月|何\s*曜|締め?切り?|期限|^\W*when\b|\bwhen\s+(?:do|does|did|is|are|was|were|will|would|"
+                   r"can|could|should|must|may|might|has|have|had|shall)\b|\bwhat (?:date|day)\b|\bwhich (?:day|date|month)\b|"
                    r"\bdeadline\b|\bby what\b|\bhow far (?:ahead|in advance)\b", re.IGNORECASE),
         re.compile(rf"{_DIGIT}\s*(?:月|日|年|週|営業日|か月|ヶ月)|{_KANJI_NUM}+\s*(?:月|日|年)|曜日?|毎月|毎年|毎週|"
                    rf"翌|前日|当日|まで|以内|前に|後に|時点|とき|際|"
@@ -108,6 +109,11 @@ _COUNTER = re.compile(r"何\s*(人|名|回|か月分|ヶ月分|カ月分|か月|
 _SAME = {"名": "人|名", "か月分": "[かヶカヵケ]月分", "ヶ月分": "[かヶカヵケ]月分", "カ月分": "[かヶカヵケ]月分",
          "か月": "[かヶカヵケ]月", "ヶ月": "[かヶカヵケ]月", "カ月": "[かヶカヵケ]月", "ヵ月": "[かヶカヵケ]月",
          "人": "人|名", "キロ": "キロ|km|ｋｍ", "km": "キロ|km|ｋｍ"}
+# the same counters in English, for a Japanese question answered by an English sentence (何人 → "180 employees")
+_ENGLISH = {"人": "people|persons|employees|staff|members|workers|participants", "名": "people|persons|employees|staff|"
+            "members|workers|participants", "回": "times", "年": "years?", "時間": "hours?|hrs?", "週": "weeks?",
+            "か月": "months?", "ヶ月": "months?", "カ月": "months?", "ヵ月": "months?", "件": "cases?|items?",
+            "枚": "sheets?|pages?|cards?", "歳": "years? old", "社": "companies|firms", "台": "units?|machines?|vehicles?"}
 
 
 def asked_unit(question: str) -> str | None:
@@ -125,7 +131,9 @@ def holds(text: str, kind: str, unit: str | None = None) -> bool:
     `unit`, a number followed by that counter (or an equivalent spelling)."""
     t = _CODE.sub(" ", unicodedata.normalize("NFKC", text))
     if unit is not None:
-        return bool(re.search(rf"(?:{_DIGIT}|{_KANJI_NUM})\s*(?:{_SAME.get(unit, re.escape(unit))})", t))
+        if re.search(rf"(?:{_DIGIT}|{_KANJI_NUM})\s*(?:{_SAME.get(unit, re.escape(unit))})", t):
+            return True
+        return unit in _ENGLISH and bool(re.search(rf"{_DIGIT}\s*(?:{_ENGLISH[unit]})\b", t, re.IGNORECASE))
     return bool(TYPES[kind][1].search(t))
 
 

@@ -24,7 +24,8 @@ from kotae.answer import checks
 from kotae.answer.extractive import LEAD_IN, Candidate, pick
 from kotae.search.analyze import analyze
 
-TYPE_BONUS = 0.05  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
+TYPE_BONUS = 0.1  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
+DETAIL_BONUS = 0.05  # one holding the finer expression asked (a deadline, a person)
 LIST_BONUS = 0.05  # for a question asking for several things, a sentence that introduces a list does
 ABSENT_SHARE = 0.5  # a later part whose words are mostly absent from the documents is missing
 
@@ -61,7 +62,7 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     detail = checks.asked_detail(text)
     detailed = np.array([detail is not None and bool(detail.search(unicodedata.normalize("NFKC", c.text)))
                          for c in cands])
-    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in + TYPE_BONUS * detailed
+    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in + DETAIL_BONUS * detailed
     filled = [i for i, lab in enumerate(labels) if not lab]
     blank = [i for i, lab in enumerate(labels) if lab]
     best_filled = max((adjusted[i] for i in filled), default=-np.inf)

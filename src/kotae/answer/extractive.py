@@ -20,7 +20,8 @@ from kotae.chunking import split_sentences
 if TYPE_CHECKING:
     from kotae.search.rerank import Reranker
 
-KEYWORD_WEIGHT = 0.3
+KEYWORD_WEIGHT = 0.15
+NOVELTY_WEIGHT = 0.05
 SYNONYM_CREDIT = 0.5  # a question word found in a sentence only as a synonym (ゴルフ for "golf") counts half
 RANK_PRIOR = 0.01  # per rank step; breaks near-ties in favour of the better passage
 MIN_CHARS = 6
@@ -147,18 +148,40 @@ def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequen
     """Cosine plus KEYWORD_WEIGHT × the IDF-weighted share of the question's words the sentence holds; a word
     the sentence holds only through its synonym group (`query_groups`: the groups of each question word,
     `sentence_groups`: those of each sentence's entries) counts SYNONYM_CREDIT of it."""
+    sims, held, synonym = score_terms(query_vec, sentence_vecs, query_tokens, sentence_tokens, df, n_chunks,
+                                      query_groups, sentence_groups)
+    novel = np.array([novelty(toks, query_tokens) for toks in sentence_tokens])
+    return (sims + KEYWORD_WEIGHT * (held + SYNONYM_CREDIT * synonym) + NOVELTY_WEIGHT * novel
+            - RANK_PRIOR * np.asarray(sources, dtype=float))
+
+
+def novelty(sentence_tokens: Sequence[str], query_tokens: Sequence[str]) -> float:
+    """The share of a sentence's distinct words that are not the question's: a caption or title that only restates
+    the question ("Figure 3-5 Special registers and adopted authority") says nothing new."""
+    own = set(sentence_tokens)
+    return len(own - set(query_tokens)) / len(own) if own else 0.0
+
+
+def score_terms(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequence[str],
+                sentence_tokens: Sequence[Sequence[str]], df: Mapping[str, int], n_chunks: int,
+                query_groups: Mapping[str, frozenset[int]] | None = None,
+                sentence_groups: Sequence[frozenset[int]] | None = None,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What `score` weighs, per sentence: the cosine, the IDF-weighted share of the question's words it holds, and
+    the share it holds only through a synonym group."""
     sims = sentence_vecs @ query_vec if len(sentence_vecs) else np.zeros(0)
     terms = set(query_tokens)
     idf = {t: math.log(1 + (n_chunks + 1) / (df.get(t, 0) + 0.5)) for t in terms}
     total = sum(idf.values()) or 1.0
     qg = query_groups or {}
-    kw = np.zeros(len(sentence_tokens))
+    held = np.zeros(len(sentence_tokens))
+    synonym = np.zeros(len(sentence_tokens))
     for i, toks in enumerate(sentence_tokens):
-        held = terms & set(toks)
+        found = terms & set(toks)
         sg = sentence_groups[i] if sentence_groups is not None else frozenset()
-        kw[i] = (sum(idf[t] for t in held)
-                 + SYNONYM_CREDIT * sum(idf[t] for t in terms - held if qg.get(t, frozenset()) & sg)) / total
-    return sims + KEYWORD_WEIGHT * kw - RANK_PRIOR * np.asarray(sources, dtype=float)
+        held[i] = sum(idf[t] for t in found) / total
+        synonym[i] = sum(idf[t] for t in terms - found if qg.get(t, frozenset()) & sg) / total
+    return sims, held, synonym
 
 
 NOISE_PENALTY = 0.1  # a sentence score is a cosine (~0.8–0.95) plus a keyword share: this puts a noise line last
