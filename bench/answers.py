@@ -5,7 +5,7 @@
     python bench/answers.py --split fit        # only the fit half (what a tuner may look at)
     python bench/answers.py --compare sentence-translation   # plus a column with that choice switched off
     python bench/answers.py --reranker kotae --rerank-sentences 0.3,1   # plus a column per sentence-rerank weight
-    python bench/answers.py --real ../shared/data   # users-real over samples/docs + the real sample files
+    python bench/answers.py --real ../shared/data   # users-real(2) over samples/docs + the real sample files
     python bench/answers.py --option search.translation_weight=0.5,0   # plus a column per value of a setting
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
@@ -14,7 +14,9 @@ default settings, answers from the top 5 as bench/golden.py. "correct" is phrase
 must_contain phrase). A miss is diagnosed as: refused; "not retrieved" (no top-5 passage holds a phrase);
 "not chosen" (a passage holds it, the answer does not). `--real`: bench/golden/users-real.jsonl (questions about
 the real PDFs, DOCX and CSVs of ../shared/data/samples, Japanese and English, some across languages; its own
-split) over one index of samples/docs and those files; writes bench/results/answers_real.{json,md}.
+split) and bench/golden/users-real2.jsonl (50 more, about other real files, written 2026-12-04 after every choice
+so far and never used for one: a test set) over one index of samples/docs and those files; writes
+bench/results/answers_real.{json,md}.
 """
 from __future__ import annotations
 
@@ -43,7 +45,8 @@ SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
         "users-ja": "samples/golden-users-ja.jsonl", "users-en": "samples/golden-users-en.jsonl",
         "users2-ja": "samples/golden-users2-ja.jsonl", "users2-en": "samples/golden-users2-en.jsonl",
         "users3-ja": "samples/golden-users3-ja.jsonl", "users3-en": "samples/golden-users3-en.jsonl",
-        "users4-en": "samples/golden-users4-en.jsonl", "users-real": "bench/golden/users-real.jsonl"}
+        "users4-en": "samples/golden-users4-en.jsonl", "users-real": "bench/golden/users-real.jsonl",
+        "users-real2": "bench/golden/users-real2.jsonl"}
 REAL = ("docling", "unstructured", "pdfminer")  # --real: the folders of ../shared/data/samples indexed beside
 ANSWER_K = 5
 # --compare: a choice of the sentence scorer switched off for a second pass over the same index (module, constant)
@@ -78,19 +81,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
     ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
-    ap.add_argument("--sets", help="comma-separated subset of " + ",".join(SETS) + " (default: all but users-real; "
-                                   "users-real with --real)")
+    ap.add_argument("--sets", help="comma-separated subset of " + ",".join(SETS) + " (default: all but users-real*; "
+                                   "users-real and users-real2 with --real)")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
                     help="also answer with this setting at each value (a column each)")
     ap.add_argument("--real", metavar="SHARED", help="index samples/docs plus the real files of SHARED/samples "
-                                                     "(e.g. ../shared/data) and score users-real over them")
+                                                     "(e.g. ../shared/data) and score users-real(2) over them")
     ap.add_argument("--compare", choices=sorted(CHOICES), help="also score with this choice switched off")
     ap.add_argument("--reranker", help="load this reranker (search.reranker); the answers use it only through "
                                        "--rerank-sentences")
     ap.add_argument("--rerank-sentences", default="", help="comma-separated search.rerank_sentences weights: a "
                                                            "column each, beside the default (0)")
     args = ap.parse_args()
-    args.sets = args.sets or ("users-real" if args.real else ",".join(n for n in SETS if n != "users-real"))
+    args.sets = args.sets or ("users-real,users-real2" if args.real
+                              else ",".join(n for n in SETS if not n.startswith("users-real")))
     off: dict[str, float] = {}
     off_noise = 0
     weights = [float(w) for w in args.rerank_sentences.split(",") if w]

@@ -107,6 +107,25 @@ def test_a_part_the_documents_lack_is_named_and_the_answer_is_partial():
     assert compose([late], "en").notes == (("The documents do not answer “what's the late fee”.", None),)
 
 
+
+def test_a_blank_field_the_question_names_beats_an_amount_about_something_else():
+    texts = ["Receipts are reimbursed up to JPY 10,000 per claim.", "- Deposit: $____"]
+    p = _part("How much is the deposit for borrowing equipment?", texts, [1.0, 0.85])
+    assert (p.status, p.label) == ("blank", "Deposit")
+    # an amount that mentions the field answers
+    given = _part("How much is the deposit for borrowing equipment?",
+                  ["The deposit for borrowed equipment is JPY 5,000.", "- Deposit: $____"], [1.0, 0.85])
+    assert given.status == "answered"
+
+
+def test_a_later_part_is_answered_only_by_a_sentence_about_it():
+    texts = ["The overseas per diem is JPY 6,000 per day.",
+             "Employees can request a corporate card with a monthly limit of JPY 300,000."]
+    second = _part("how much is it for domestic trips?", texts[1:], [1.0], first=False)
+    assert second.status == "missing"
+    about = _part("how much is it for domestic trips?", ["Domestic trips get JPY 3,000 a day."], [1.0], first=False)
+    assert about.status == "answered"
+
 FORMS = """# Application forms
 
 ## Commuting allowance rules

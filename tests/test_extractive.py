@@ -132,3 +132,10 @@ def test_chart_ticks_and_contents_leaders_are_noise_lines_not_sentences():
                  "Revenue 1,201 1,302 1,403 1,504 1,605 1,706",
                  "スコア: 0.886 | 単語: 村山富市委員長 | 種類: PERSON | 頻度: 54", "See page 3... for the form."):
         assert not noise(line), line
+
+
+def test_an_item_chosen_for_itself_follows_its_lead_in():
+    from kotae.answer.extractive import with_items
+    cands = candidates(["役職手当は、次の区分により月額で支給する。\n（1）部長 60,000円\n（2）課長 40,000円\n（3）係長 15,000円"])
+    lead, first_item = cands[0], cands[1]
+    assert [c.text for c in with_items([first_item, lead], cands)] == [c.text for c in cands]

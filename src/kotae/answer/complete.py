@@ -69,13 +69,18 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     top = max(blank, key=lambda i: scores[i], default=None)
     if top is not None and scores[top] >= best_filled:
         return Part(text, kind, "blank", blank=cands[top], label=labels[top] or "")
-    holding = {cands[i] for i in filled if typed[i]}
+    # a later part ("…, and how much is it for domestic trips?") is answered only by a sentence holding one of its
+    # own words: its context words were said in the part before, so a sentence without any is about something else
+    about = set(tokens)
+    holding = {cands[i] for i in filled if typed[i] and (first or not about or about & set(cand_tokens[i]))}
     chosen = pick([cands[i] for i in filled], adjusted[filled], first=holding.__contains__ if kind else None)
-    if kind is not None and any(c in holding for c in chosen):
-        return Part(text, kind, "answered", chosen=tuple(chosen))
     givers = [(scores[i], cand_tokens[i]) for i in filled if kind is None or typed[i]]
     named = _named_blank(blank, labels, scores, set(tokens), givers)
-    if named is not None:
+    label_words = set(analyze(labels[named] or "")) if named is not None else set()
+    given = [cand_tokens[i] for i in filled if cands[i] in chosen and cands[i] in holding]
+    if given and not (named is not None and not any(label_words & set(t) for t in given)):
+        return Part(text, kind, "answered", chosen=tuple(chosen))
+    if named is not None:  # a form's blank field named by the question, whose value no chosen sentence mentions
         return Part(text, kind, "blank", blank=cands[named], label=labels[named] or "")
     if kind is not None or not chosen:
         return Part(text, kind, "missing", chosen=tuple(chosen))

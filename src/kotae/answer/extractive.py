@@ -269,18 +269,25 @@ MAX_ITEMS = 8
 
 
 def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[Candidate]:
-    """`chosen` with, after each lead-in sentence, the item sentences that follow it in its passage."""
+    """`chosen` with, after each lead-in sentence, the item sentences that follow it in its passage (an item chosen
+    for itself comes after its lead-in too, not before it)."""
+    items = {c: _items_of(c, cands) for c in chosen if LEAD_IN.search(c.text)}
+    owned = {x for run in items.values() for x in run}
     out: list[Candidate] = []
     for c in chosen:
-        if c in out:
+        if c in out or (c in owned and c not in items):
             continue
         out.append(c)
-        if not LEAD_IN.search(c.text):
-            continue
-        after = sorted((x for x in cands if x.source == c.source and x.start > c.start), key=lambda x: x.start)
-        for x in after[:MAX_ITEMS]:
-            if not ITEM.match(x.text):
-                break
-            if x not in out:
-                out.append(x)
+        out += [x for x in items.get(c, ()) if x not in out]
     return out
+
+
+def _items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
+    """The item sentences right after `lead_in` in its passage (up to MAX_ITEMS)."""
+    after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
+    run = []
+    for x in after[:MAX_ITEMS]:
+        if not ITEM.match(x.text):
+            break
+        run.append(x)
+    return run
