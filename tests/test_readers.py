@@ -405,6 +405,42 @@ def test_docx_rendered_page_breaks_count_once(tmp_path):
     assert [(s.page, s.text) for s in doc.sections] == [(1, doc.pages[0]), (2, doc.pages[1]), (3, "three")]
 
 
+
+MATH_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+
+
+def _omml(xml: str):  # type: ignore[no-untyped-def]
+    from lxml import etree
+    return etree.fromstring(f'<m:oMath xmlns:m="{MATH_NS}">{xml}</m:oMath>')
+
+
+def test_docx_nested_tables_checkboxes_and_equations_are_read(tmp_path):
+    d = docx.Document()
+    d.add_paragraph("申請書")
+    box = d.add_table(rows=1, cols=1)  # a box drawn round a table (Japanese forms do this)
+    inner = box.cell(0, 0).add_table(rows=2, cols=2)
+    for r, row in enumerate([["項目", "金額"], ["交通費", "1,200円"]]):
+        for c, value in enumerate(row):
+            inner.cell(r, c).text = value
+    grid = d.add_table(rows=2, cols=2)
+    grid.cell(0, 0).text, grid.cell(0, 1).text = "Service", "Options"
+    grid.cell(1, 0).text = "Breakfast"
+    cell = grid.cell(1, 1).paragraphs[0]
+    cell.add_run("☒ Coffee ☐ Tea")  # the symbols Word's checkbox controls show
+    inner_table = grid.cell(1, 0).add_table(rows=1, cols=2)
+    inner_table.cell(0, 0).text, inner_table.cell(0, 1).text = "from", "7:00"
+    p = d.add_paragraph("The area is ")
+    p._p.append(_omml('<m:r><m:t>A=πr</m:t></m:r>'
+                      '<m:sSup><m:e><m:r><m:t>r</m:t></m:r></m:e><m:sup><m:r><m:t>2</m:t></m:r></m:sup></m:sSup>'
+                      '<m:r><m:t>+</m:t></m:r><m:f><m:num><m:r><m:t>b</m:t></m:r></m:num>'
+                      '<m:den><m:r><m:t>2a</m:t></m:r></m:den></m:f>'))
+    path = tmp_path / "form.docx"
+    d.save(str(path))
+    doc = read_document(str(path))
+    assert doc.pages == (("申請書\n項目: 交通費 | 金額: 1,200円\n"
+                         "Service: Breakfast from; 7:00 | Options: ☒ Coffee ☐ Tea\nThe area is A=πrr^2+(b)/(2a)"),)
+
+
 def test_docx_that_is_plain_text(tmp_path):
     path = tmp_path / "notes.docx"
     path.write_text("just some text", encoding="utf-8")

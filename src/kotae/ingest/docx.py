@@ -27,7 +27,7 @@ _SKIP = {_FALLBACK, qn("w:delText"), qn("w:instrText"), qn("w:pPr"), qn("w:rPr")
 
 
 def _pieces(element) -> Iterator[str | None]:  # type: ignore[no-untyped-def]
-    """Text of an element in order, with `_BREAK` where a page ends."""
+    """Text of an element in order, with `_BREAK` where a page ends; an equation as its linear text."""
     for child in element:
         tag = child.tag
         if tag in _SKIP:
@@ -41,8 +41,63 @@ def _pieces(element) -> Iterator[str | None]:  # type: ignore[no-untyped-def]
             yield _BREAK if kind == "page" else ("" if kind == "column" else "\n")
         elif tag == qn("w:lastRenderedPageBreak"):
             yield _BREAK
+        elif tag in (_MATH + "oMath", _MATH + "oMathPara"):
+            yield _math(child).strip()
         else:
             yield from _pieces(child)
+
+
+_MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+
+
+def _math(element) -> str:  # type: ignore[no-untyped-def]
+    """An Office Math (OMML) element as linear text: A=πr^2, (−b±√(b^2−4ac))/(2a)."""
+    tag = element.tag
+    part = {c.tag: c for c in element}
+    if tag == _MATH + "t":
+        return element.text or ""
+    if tag.endswith("Pr") and tag.startswith(_MATH):  # properties: no text
+        return ""
+    if tag == _MATH + "f" and _MATH + "num" in part and _MATH + "den" in part:
+        return f"({_math(part[_MATH + 'num'])})/({_math(part[_MATH + 'den'])})"
+    if tag in (_MATH + "sSup", _MATH + "sSub", _MATH + "sSubSup"):
+        base = _math(part[_MATH + "e"]) if _MATH + "e" in part else ""
+        sub = _group(_math(part[_MATH + "sub"])) if _MATH + "sub" in part else ""
+        sup = _group(_math(part[_MATH + "sup"])) if _MATH + "sup" in part else ""
+        return base + (f"_{sub}" if sub else "") + (f"^{sup}" if sup else "")
+    if tag == _MATH + "nary":  # ∑, ∏, ∫ with their limits
+        props = part.get(_MATH + "naryPr")
+        sign = next((c.get(_MATH + "val") for c in (props if props is not None else ()) if c.tag == _MATH + "chr"), "∫")
+        sub = _group(_math(part[_MATH + "sub"])) if _MATH + "sub" in part else ""
+        sup = _group(_math(part[_MATH + "sup"])) if _MATH + "sup" in part else ""
+        body = _math(part[_MATH + "e"]) if _MATH + "e" in part else ""
+        return sign + (f"_{sub}" if sub else "") + (f"^{sup}" if sup else "") + " " + body
+    if tag == _MATH + "func":  # cos(x)
+        name = _math(part[_MATH + "fName"]) if _MATH + "fName" in part else ""
+        e = part.get(_MATH + "e")
+        arg = _math(e) if e is not None else ""
+        bracketed = e is not None and [c.tag for c in e if not c.tag.endswith("Pr")] == [_MATH + "d"]
+        return name + (arg if bracketed else f"({arg})")
+    if tag == _MATH + "rad":
+        return f"√({_math(part[_MATH + 'e'])})" if _MATH + "e" in part else ""
+    if tag == _MATH + "d":
+        props = part.get(_MATH + "dPr")
+        begin = end = None
+        if props is not None:
+            for c in props:
+                if c.tag == _MATH + "begChr":
+                    begin = c.get(_MATH + "val")
+                elif c.tag == _MATH + "endChr":
+                    end = c.get(_MATH + "val")
+        inner = ", ".join(_math(c) for c in element if c.tag == _MATH + "e")
+        return f"{'(' if begin is None else begin}{inner}{')' if end is None else end}"
+    if tag == qn("w:t"):
+        return element.text or ""
+    return "".join(_math(c) for c in element)
+
+
+def _group(text: str) -> str:
+    return text if len(text) <= 1 else f"({text})"
 
 
 def _heading_level(paragraph: Paragraph) -> int | None:
@@ -102,13 +157,16 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages) -> Iterator[Block]:
 
 
 def _table_block(table: Table, pages: _Pages) -> Iterator[Block]:
+    if len(table.rows) == 1 and len(table.columns) == 1:  # a box drawn round its content: read what it holds
+        yield from _blocks(table._parent, pages, table.rows[0].cells[0]._tc)
+        return
     rows = []
     for row in table.rows:
         seen, cells = set(), []
         for cell in row.cells:
             if id(cell._tc) not in seen:  # merged cells repeat; keep each once
                 seen.add(id(cell._tc))
-                cells.append(" ".join(cell.text.split()))
+                cells.append(" ".join(_cell_text(cell._tc).split()))
         rows.append(cells)
     page = pages.page
     text = render_table(rows)
@@ -117,6 +175,23 @@ def _table_block(table: Table, pages: _Pages) -> Iterator[Block]:
         yield Block(text, page, kind="table")
     for piece in _pieces(table._tbl):  # a table running over a page break moves what follows
         pages.feed(piece)
+
+
+def _cell_text(tc) -> str:  # type: ignore[no-untyped-def]
+    """A table cell's text as its paragraphs read (checkbox states and equations included), a table inside it as
+    its rows, one after another."""
+    out = []
+    for child in tc.iterchildren():
+        if child.tag == qn("w:p"):
+            out.append("".join(p for p in _pieces(child) if p))
+        elif child.tag == qn("w:tbl"):
+            out += ["; ".join(" ".join(_cell_text(c).split()) for c in row.iterchildren(qn("w:tc")))
+                    for row in child.iterchildren(qn("w:tr"))]
+        elif child.tag == qn("w:sdt"):
+            content = child.find(qn("w:sdtContent"))
+            if content is not None:
+                out.append(_cell_text(content))
+    return "\n".join(out)
 
 
 def _blocks(document, pages: _Pages, container) -> Iterator[Block]:  # type: ignore[no-untyped-def]
