@@ -6,7 +6,8 @@ For every `samples/docling/docx/sources/*.docx` with a `groundtruth/*.md`: the n
 kotae's page texts and the reference markdown stripped of its markup (bench/parse.py's `normalise`,
 `strip_markdown`, `normalised_distance`; lower is better), and both lengths. A reference prints a table once as
 a pipe table while kotae repeats the column names in every row (`column: value | …`, what search needs), so
-table files keep a distance even when nothing is lost; a file whose text is much SHORTER than the reference lost
+table files keep a distance even when nothing is lost; the reference's list marks are stripped with its markdown
+(`- `, `1. `), so kotae's bullets ("• ") are stripped too, while Word's automatic numbers ("1.2", 「第3条」) stay; a file whose text is much SHORTER than the reference lost
 content. `--before` reads the same files with another kotae source tree (each tree in its own process), side by
 side. Writes bench/results/docx_reading.{json,md}.
 """
@@ -30,6 +31,8 @@ sys.path.insert(0, {bench!r})
 from parse import normalise, normalised_distance, strip_markdown
 from kotae.errors import DocumentError
 from kotae.ingest import read_document
+import re
+BULLET = re.compile(r"^[•◦▪・] ", re.MULTILINE)
 out = {{}}
 for src in sorted(glob.glob(os.path.join({base!r}, "sources", "*.docx"))):
     name = os.path.basename(src)
@@ -39,7 +42,7 @@ for src in sorted(glob.glob(os.path.join({base!r}, "sources", "*.docx"))):
     with open(ref_path, encoding="utf-8") as f:
         ref = normalise(strip_markdown(f.read()))
     try:
-        ours = normalise(chr(10).join(read_document(src).pages))
+        ours = normalise(BULLET.sub("", chr(10).join(read_document(src).pages)))
     except DocumentError as e:
         out[name] = {{"error": str(e)}}
         continue

@@ -176,6 +176,58 @@ def test_pptx_slides_titles_tables_notes(deck_pptx):
     assert chunks[1].anchor == "deck.pptx slide 1 › 売上見通し › Speaker notes"
 
 
+
+def _sales_chart(slide):  # type: ignore[no-untyped-def]
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    data = CategoryChartData()
+    data.categories = ["2022年度", "2023年度"]
+    data.add_series("売上（億円）", (120.5, 134))
+    data.add_series("利益", (10, 12.25))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1.5), Inches(6), Inches(4), data)
+    frame.chart.has_title = True
+    frame.chart.chart_title.text_frame.text = "業績推移"
+    return frame
+
+
+CHART_ROWS = "2022年度 | 売上（億円）: 120.5 | 利益: 10\n2023年度 | 売上（億円）: 134 | 利益: 12.25"
+
+
+def test_a_charts_figures_are_read_in_pptx_and_docx(tmp_path):
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "業績"
+    frame = _sales_chart(slide)
+    path = tmp_path / "deck.pptx"
+    deck.save(path)
+    doc = read_document(str(path))
+    assert doc.pages == (f"業績\n業績推移\n{CHART_ROWS}",)
+    assert [s.kind for s in doc.sections] == ["text", "table"]
+    # the same chart part inside a Word document (python-docx cannot draw one: the part and its drawing are added)
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+    from docx.oxml import parse_xml
+    d = docx.Document()
+    d.add_paragraph("業績は次のとおり。")
+    part = Part(PackURI("/word/charts/chart1.xml"),
+                "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", frame.chart.part.blob, d.part.package)
+    rid = d.part.relate_to(part, RT.CHART)
+    run = d.add_paragraph().add_run()
+    run._r.append(parse_xml(
+        '<w:drawing xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+        'xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        '<wp:inline><wp:extent cx="5486400" cy="3200400"/><wp:docPr id="1" name="Chart 1"/>'
+        '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+        f'<c:chart r:id="{rid}"/></a:graphicData></a:graphic></wp:inline></w:drawing>'))
+    path = tmp_path / "report.docx"
+    d.save(str(path))
+    doc = read_document(str(path))
+    assert doc.pages == (f"業績は次のとおり。\n業績推移\n{CHART_ROWS}",)
+
 # --- CSV --------------------------------------------------------------------------------------------
 
 STANLEY = "Stanley Cups,,\nTeam,Location,Stanley Cups\nBlues,STL,1\nFlyers,PHI,2\n"

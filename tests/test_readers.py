@@ -10,6 +10,7 @@ import docx
 import pytest
 from docx.enum.text import WD_BREAK
 from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
 from reportlab.lib.pdfencrypt import StandardEncryption
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
@@ -439,6 +440,54 @@ def test_docx_nested_tables_checkboxes_and_equations_are_read(tmp_path):
     doc = read_document(str(path))
     assert doc.pages == (("申請書\n項目: 交通費 | 金額: 1,200円\n"
                          "Service: Breakfast from; 7:00 | Options: ☒ Coffee ☐ Tea\nThe area is A=πrr^2+(b)/(2a)"),)
+
+
+
+ARTICLES = """<w:abstractNum xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" w:abstractNumId="90">
+  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="第%1条"/></w:lvl>
+  <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimalFullWidth"/><w:lvlText w:val="（%2）"/></w:lvl>
+</w:abstractNum>"""
+
+
+def _numbered(paragraph, num_id: int, level: int = 0) -> None:  # type: ignore[no-untyped-def]
+    numpr = OxmlElement("w:numPr")
+    ilvl, nid = OxmlElement("w:ilvl"), OxmlElement("w:numId")
+    ilvl.set(qn("w:val"), str(level))
+    nid.set(qn("w:val"), str(num_id))
+    numpr.append(ilvl)
+    numpr.append(nid)
+    paragraph._p.get_or_add_pPr().append(numpr)
+
+
+def test_docx_automatic_numbers_are_read(tmp_path):
+    from lxml import etree
+    d = docx.Document()
+    numbering = d.part.numbering_part.element
+    numbering.insert(0, etree.fromstring(ARTICLES))  # abstract definitions come before the w:num entries
+    num = etree.fromstring('<w:num xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+                           'w:numId="90"><w:abstractNumId w:val="90"/></w:num>')
+    numbering.append(num)
+    for text, level in [("（目的）この規則は…", 0), ("（賃金）賃金は月給制とする。", 0), ("基本給", 1), ("諸手当", 1),
+                        ("（支払日）毎月25日に支払う。", 0), ("", 1)]:
+        _numbered(d.add_paragraph(text), 90, level)
+    d.add_paragraph("first", style="List Number")  # python-docx's template: Word's own numbered and bullet styles
+    d.add_paragraph("second", style="List Number")
+    d.add_paragraph("a point", style="List Bullet")
+    path = tmp_path / "rules.docx"
+    d.save(str(path))
+    doc = read_document(str(path))
+    assert doc.pages == (("第1条 （目的）この規則は…\n第2条 （賃金）賃金は月給制とする。\n（１） 基本給\n（２） 諸手当\n"
+                         "第3条 （支払日）毎月25日に支払う。\n1. first\n2. second\n• a point"),)
+
+
+@pytest.mark.parametrize(("n", "fmt", "shown"), [
+    (3, "decimal", "3"), (12, "decimalFullWidth", "１２"), (28, "lowerLetter", "bb"), (14, "upperRoman", "XIV"),
+    (23, "japaneseCounting", "二十三"), (2, "aiueo", "イ"), (3, "iroha", "ハ"), (2, "ideographTraditional", "乙"),
+    (4, "decimalEnclosedCircle", "④"), (5, "decimalZero", "05"), (7, "someNewFormat", "7"),
+])
+def test_word_number_formats(n, fmt, shown):
+    from kotae.ingest.docx_numbering import format_number
+    assert format_number(n, fmt) == shown
 
 
 def test_docx_that_is_plain_text(tmp_path):

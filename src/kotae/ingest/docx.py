@@ -14,6 +14,7 @@ from docx.text.paragraph import Paragraph
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
 from kotae.ingest.clean import clean_plain_text
+from kotae.ingest.docx_numbering import Numbering
 from kotae.ingest.layout import Block, assemble
 from kotae.ingest.registry import register
 from kotae.ingest.tables import render_table
@@ -136,29 +137,31 @@ class _Pages:
         return False
 
 
-def _paragraph_blocks(paragraph: Paragraph, pages: _Pages) -> Iterator[Block]:
+def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, numbering: Numbering) -> Iterator[Block]:
     ppr = paragraph._p.pPr
     before = ppr.find(qn("w:pageBreakBefore")) if ppr is not None else None
     if pages.started and before is not None and before.get(qn("w:val")) not in ("0", "false"):
         pages.feed(_BREAK)
     level = _heading_level(paragraph)
-    text, page = "", pages.page
+    label = numbering.label(paragraph._p)  # Word's automatic number: 「第3条」, "1.2", "•"
+    text, page = (label + " " if label else ""), pages.page
     for piece in _pieces(paragraph._p):
         if pages.feed(piece):
-            if text.strip():
+            if text.strip() and text.strip() != label:  # a number alone goes on with its text, on the new page
                 yield Block(text.strip(), page)
-            text, page = "", pages.page
+                text = ""
+            page = pages.page
         elif piece:
             text += piece
     text = text.strip()
-    if text:
+    if text and text != label:  # an empty numbered paragraph shows a bare number or bullet: nothing to read
         heading = (level, " ".join(text.split())) if level is not None else None
         yield Block(text, page, heading=heading)
 
 
-def _table_block(table: Table, pages: _Pages) -> Iterator[Block]:
+def _table_block(table: Table, pages: _Pages, numbering: Numbering) -> Iterator[Block]:
     if len(table.rows) == 1 and len(table.columns) == 1:  # a box drawn round its content: read what it holds
-        yield from _blocks(table._parent, pages, table.rows[0].cells[0]._tc)
+        yield from _blocks(table._parent, pages, table.rows[0].cells[0]._tc, numbering)
         return
     rows = []
     for row in table.rows:
@@ -166,7 +169,7 @@ def _table_block(table: Table, pages: _Pages) -> Iterator[Block]:
         for cell in row.cells:
             if id(cell._tc) not in seen:  # merged cells repeat; keep each once
                 seen.add(id(cell._tc))
-                cells.append(" ".join(_cell_text(cell._tc).split()))
+                cells.append(" ".join(_cell_text(cell._tc, numbering).split()))
         rows.append(cells)
     page = pages.page
     text = render_table(rows)
@@ -177,33 +180,43 @@ def _table_block(table: Table, pages: _Pages) -> Iterator[Block]:
         pages.feed(piece)
 
 
-def _cell_text(tc) -> str:  # type: ignore[no-untyped-def]
+def _cell_text(tc, numbering: Numbering) -> str:  # type: ignore[no-untyped-def]
     """A table cell's text as its paragraphs read (checkbox states and equations included), a table inside it as
     its rows, one after another."""
     out = []
     for child in tc.iterchildren():
         if child.tag == qn("w:p"):
-            out.append("".join(p for p in _pieces(child) if p))
+            label, words = numbering.label(child), "".join(p for p in _pieces(child) if p)
+            out.append((label + " " if label and words.strip() else "") + words)
         elif child.tag == qn("w:tbl"):
-            out += ["; ".join(" ".join(_cell_text(c).split()) for c in row.iterchildren(qn("w:tc")))
+            out += ["; ".join(" ".join(_cell_text(c, numbering).split()) for c in row.iterchildren(qn("w:tc")))
                     for row in child.iterchildren(qn("w:tr"))]
         elif child.tag == qn("w:sdt"):
             content = child.find(qn("w:sdtContent"))
             if content is not None:
-                out.append(_cell_text(content))
+                out.append(_cell_text(content, numbering))
     return "\n".join(out)
 
 
-def _blocks(document, pages: _Pages, container) -> Iterator[Block]:  # type: ignore[no-untyped-def]
+def _blocks(document, pages: _Pages, container, numbering: Numbering) -> Iterator[Block]:  # type: ignore[no-untyped-def]
     for child in container.iterchildren():
         if child.tag == qn("w:p"):
-            yield from _paragraph_blocks(Paragraph(child, document), pages)
+            yield from _paragraph_blocks(Paragraph(child, document), pages, numbering)
         elif child.tag == qn("w:tbl"):
-            yield from _table_block(Table(child, document), pages)
+            yield from _table_block(Table(child, document), pages, numbering)
         elif child.tag == qn("w:sdt"):  # content controls (e.g. a table of contents) hold body blocks
             content = child.find(qn("w:sdtContent"))
             if content is not None:
-                yield from _blocks(document, pages, content)
+                yield from _blocks(document, pages, content, numbering)
+
+
+def _numbering(document) -> Numbering:  # type: ignore[no-untyped-def]
+    """The document's list definitions and styles (a document without numbering.xml numbers nothing)."""
+    try:
+        numbering = document.part.numbering_part.element
+    except (KeyError, NotImplementedError):
+        numbering = None
+    return Numbering(numbering, document.styles.element)
 
 
 @register("docx", extensions=(".docx",))
@@ -214,7 +227,7 @@ def read_docx(path: str, data: bytes) -> ParsedDocument:
         pages = _Pages()
         blocks = [
             Block(clean_plain_text(b.text), b.page, b.heading, b.kind)
-            for b in _blocks(document, pages, document.element.body)
+            for b in _blocks(document, pages, document.element.body, _numbering(document))
         ]
         title = document.core_properties.title or ""
     except DocumentError:
