@@ -1,4 +1,5 @@
-"""DOCX reader (python-docx): body in document order, heading styles, tables, page breaks."""
+"""DOCX reader (python-docx): body in document order, heading styles and Word's automatic numbers, tables,
+charts' figures, equations, page breaks."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import docx
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from lxml import etree
 
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
+from kotae.ingest.charts import C, chart_rows, chart_title
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.docx_numbering import Numbering
 from kotae.ingest.layout import Block, assemble
@@ -157,6 +160,27 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, numbering: Numbering)
     if text and text != label:  # an empty numbered paragraph shows a bare number or bullet: nothing to read
         heading = (level, " ".join(text.split())) if level is not None else None
         yield Block(text, page, heading=heading)
+    yield from _chart_blocks(paragraph, pages.page)
+
+
+def _chart_blocks(paragraph: Paragraph, page: int) -> Iterator[Block]:
+    """The charts drawn in a paragraph: each one's title, then its figures as rows (kotae.ingest.charts)."""
+    for ref in paragraph._p.iter(C + "chart"):
+        part = paragraph.part.related_parts.get(ref.get(qn("r:id")) or "")
+        if part is None:
+            continue
+        try:
+            space = etree.fromstring(part.blob, parser=_CHART_XML)
+        except etree.XMLSyntaxError:
+            continue  # a broken chart part loses the chart, not the document
+        title, rows = chart_title(space), chart_rows(space)
+        if title:
+            yield Block(title, page)
+        if len(rows) > 1:
+            yield Block(render_table(rows), page, kind="table")
+
+
+_CHART_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 
 
 def _table_block(table: Table, pages: _Pages, numbering: Numbering) -> Iterator[Block]:

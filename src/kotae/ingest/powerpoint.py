@@ -1,5 +1,6 @@
 """PowerPoint reader (python-pptx): each slide a page, its title the heading, then its text in reading order
-(top to bottom, left to right; groups opened), tables as "column: value" rows and the speaker notes last,
+(top to bottom, left to right; groups opened), tables as "column: value" rows, charts as their title and the
+figures they plot (kotae.ingest.charts), and the speaker notes last,
 under a "Speaker notes" heading: "deck.pptx slide 3 › 売上見通し › Speaker notes".
 """
 
@@ -15,6 +16,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
+from kotae.ingest.charts import chart_rows, chart_title
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.layout import Block, assemble
 from kotae.ingest.registry import register
@@ -70,9 +72,12 @@ def _slide_blocks(slide: Any, band: float) -> list[Block]:
             if text:
                 blocks.append(Block(text, kind="table"))
         elif getattr(shape, "has_chart", False) and shape.has_chart:
-            chart = shape.chart
-            if chart.has_title and chart.chart_title.has_text_frame and _text(chart.chart_title.text_frame):
-                blocks.append(Block(_text(chart.chart_title.text_frame)))
+            space = shape.chart._chartSpace  # the chart part's XML: its title and the figures it plots
+            title, rows = chart_title(space), chart_rows(space)
+            if title:
+                blocks.append(Block(title))
+            if len(rows) > 1:
+                blocks.append(Block(render_table(rows), kind="table"))
         elif shape.has_text_frame:
             text = _text(shape.text_frame)
             if text:
