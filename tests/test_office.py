@@ -227,6 +227,24 @@ def test_a_charts_figures_are_read_in_pptx_and_docx(tmp_path):
     d.save(str(path))
     doc = read_document(str(path))
     assert doc.pages == (f"業績は次のとおり。\n業績推移\n{CHART_ROWS}",)
+    # and in a workbook (openpyxl writes a chart without the cached figures Excel saves: the part is swapped in)
+    from openpyxl.chart import BarChart, Reference
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "実績"
+    sheet.append(["メモ"])
+    chart = BarChart()
+    chart.add_data(Reference(sheet, min_col=1, min_row=1, max_row=1))
+    sheet.add_chart(chart, "C2")
+    plain = tmp_path / "plain.xlsx"
+    book.save(plain)
+    path = tmp_path / "book.xlsx"
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w") as out:
+        for item in src.infolist():
+            out.writestr(item, frame.chart.part.blob if item.filename == "xl/charts/chart1.xml" else src.read(item))
+    doc = read_document(str(path))
+    assert doc.pages == (f"メモ\n業績推移\n{CHART_ROWS}",)
+    assert [(s.kind, s.start) for s in doc.sections][-1] == ("table", len("メモ\n"))
 
 # --- CSV --------------------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import zipfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -20,6 +21,7 @@ from openpyxl.utils.cell import range_boundaries
 
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
+from kotae.ingest.charts import chart_text, workbook_charts
 from kotae.ingest.clean import remove_control_chars
 from kotae.ingest.grid import grid_lines, page_of
 from kotae.ingest.registry import register
@@ -107,9 +109,11 @@ def _sheet(book: Any, sheet: Any, number: int) -> tuple[str, list[Section], list
 
 @register("xlsx", extensions=(".xlsx", ".xlsm"))
 def read_xlsx(path: str, data: bytes) -> ParsedDocument:
-    """Read an Excel workbook: page N is worksheet N (chart sheets are empty pages), its name the heading."""
+    """Read an Excel workbook: page N is worksheet N, its name the heading; its charts (also a chart sheet's) after
+    its cells, as their titles and cached figures (kotae.ingest.charts)."""
     try:
-        book = openpyxl.load_workbook(io.BytesIO(ooxml_strict.package(path, data)), read_only=True, data_only=True)
+        package = ooxml_strict.package(path, data)
+        book = openpyxl.load_workbook(io.BytesIO(package), read_only=True, data_only=True)
     except DocumentError:
         raise
     except Exception as exc:  # openpyxl raises KeyError, ValueError, zip and XML errors alike
@@ -119,11 +123,20 @@ def read_xlsx(path: str, data: bytes) -> ParsedDocument:
     sections: list[Section] = []
     warnings: list[str] = []
     try:
+        charts = workbook_charts(zipfile.ZipFile(io.BytesIO(package)))
         for number, sheet in enumerate(book.worksheets, start=1):
-            if not hasattr(sheet, "iter_rows"):  # a chart sheet
-                pages.append("")
-                continue
-            text, found, notes = _sheet(book, sheet, number)
+            found: list[Section] = []
+            notes: list[str] = []
+            if not hasattr(sheet, "iter_rows"):  # a chart sheet: only its charts
+                text = ""
+            else:
+                text, found, notes = _sheet(book, sheet, number)
+            for space in charts[number - 1] if number <= len(charts) else ():
+                shown = chart_text(space)  # openpyxl drops charts: their title and cached figures, read apart
+                if shown:
+                    start = len(text) + 1 if text else 0
+                    text = f"{text}\n{shown}" if text else shown
+                    found.append(Section(number, (sheet.title,), shown, start, kind="table"))
             pages.append(text)
             sections += found
             warnings += notes
