@@ -246,6 +246,58 @@ def test_a_charts_figures_are_read_in_pptx_and_docx(tmp_path):
     assert doc.pages == (f"メモ\n業績推移\n{CHART_ROWS}",)
     assert [(s.kind, s.start) for s in doc.sections][-1] == ("table", len("メモ\n"))
 
+
+SMARTART = ("""<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" """
+            """xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>"""
+            """<dgm:pt modelId="0" type="doc"><dgm:t><a:p><a:r><a:t>doc</a:t></a:r></a:p></dgm:t></dgm:pt>"""
+            """<dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>申請</a:t></a:r></a:p></dgm:t></dgm:pt>"""
+            """<dgm:pt modelId="2"><dgm:t><a:p><a:r><a:t>上長の</a:t></a:r><a:r><a:t>承認</a:t></a:r></a:p></dgm:t></dgm:pt>"""
+            """<dgm:pt modelId="3" type="parTrans"><dgm:t><a:p><a:r><a:t>x</a:t></a:r></a:p></dgm:t></dgm:pt>"""
+            """<dgm:pt modelId="4"><dgm:t><a:p><a:r><a:t>経理部が支払</a:t></a:r></a:p></dgm:t></dgm:pt>"""
+            """</dgm:ptLst><dgm:cxnLst/></dgm:dataModel>""").encode()
+DIAGRAM_DATA = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData"
+RELS = ('xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+        'xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram"')
+
+
+def test_smartart_boxes_are_read_in_pptx_and_docx(tmp_path):
+    from lxml import etree
+    from pptx.opc.package import Part as SlidePart
+    from pptx.opc.packuri import PackURI as SlideURI
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "経費精算の流れ"
+    part = SlidePart(SlideURI("/ppt/diagrams/data1.xml"),
+                     "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml", deck.part.package, SMARTART)
+    rid = slide.part.relate_to(part, DIAGRAM_DATA)
+    slide.shapes._spTree.append(etree.fromstring(
+        f'<p:graphicFrame xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" {RELS}>'
+        '<p:nvGraphicFramePr><p:cNvPr id="10" name="Diagram 1"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>'
+        '<p:xfrm><a:off x="0" y="1800000"/><a:ext cx="100" cy="100"/></p:xfrm><a:graphic>'
+        '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+        f'<dgm:relIds r:dm="{rid}" r:lo="" r:qs="" r:cs=""/></a:graphicData></a:graphic></p:graphicFrame>'))
+    path = tmp_path / "flow.pptx"
+    deck.save(path)
+    assert read_document(str(path)).pages == ("経費精算の流れ\n申請\n上長の承認\n経理部が支払",)
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+    from docx.oxml import parse_xml
+    d = docx.Document()
+    d.add_paragraph("経費精算の流れ")
+    part = Part(PackURI("/word/diagrams/data1.xml"),
+                "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml", SMARTART, d.part.package)
+    rid = d.part.relate_to(part, DIAGRAM_DATA)
+    d.add_paragraph().add_run()._r.append(parse_xml(
+        f'<w:drawing xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" {RELS} '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">'
+        '<wp:inline><wp:extent cx="5486400" cy="3200400"/><wp:docPr id="1" name="Diagram 1"/><a:graphic>'
+        '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+        f'<dgm:relIds r:dm="{rid}" r:lo="" r:qs="" r:cs=""/></a:graphicData></a:graphic></wp:inline></w:drawing>'))
+    path = tmp_path / "flow.docx"
+    d.save(str(path))
+    assert read_document(str(path)).pages == ("経費精算の流れ\n申請\n上長の承認\n経理部が支払",)
+
 # --- CSV --------------------------------------------------------------------------------------------
 
 STANLEY = "Stanley Cups,,\nTeam,Location,Stanley Cups\nBlues,STL,1\nFlyers,PHI,2\n"

@@ -15,7 +15,7 @@ from lxml import etree
 
 from kotae.ingest.tables import render_table
 
-__all__ = ["C", "chart_rows", "chart_text", "chart_title", "workbook_charts"]
+__all__ = ["C", "chart_rows", "chart_text", "chart_title", "parse_part", "workbook_charts"]
 
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -98,6 +98,15 @@ _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _XML = etree.XMLParser(resolve_entities=False, no_network=True)
 
 
+def parse_part(blob: bytes) -> Any | None:
+    """A drawing part's XML (a chart, a SmartArt data model), or None when it is broken: a broken part loses
+    its drawing, not the document. No entities, no network."""
+    try:
+        return etree.fromstring(blob, parser=_XML)
+    except etree.XMLSyntaxError:
+        return None
+
+
 def _rels(z: zipfile.ZipFile, part: str) -> dict[str, tuple[str, str]]:
     """A part's relationships: id → (type's last word, target part name)."""
     folder, name = posixpath.split(part)
@@ -127,10 +136,8 @@ def workbook_charts(z: zipfile.ZipFile) -> list[list[Any]]:
             if kind != "drawing":
                 continue
             for kind2, chart in _rels(z, drawing).values():
-                if kind2 == "chart" and chart in z.namelist():
-                    try:
-                        charts.append(etree.fromstring(z.read(chart), parser=_XML))
-                    except etree.XMLSyntaxError:
-                        continue  # a broken chart part loses the chart, not the workbook
+                space = parse_part(z.read(chart)) if kind2 == "chart" and chart in z.namelist() else None
+                if space is not None:
+                    charts.append(space)
         out.append(charts)
     return out

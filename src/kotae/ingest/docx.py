@@ -11,12 +11,12 @@ import docx
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
-from lxml import etree
 
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
-from kotae.ingest.charts import C, chart_rows, chart_title
+from kotae.ingest.charts import C, chart_rows, chart_title, parse_part
 from kotae.ingest.clean import clean_plain_text
+from kotae.ingest.diagrams import REL_IDS, diagram_lines
 from kotae.ingest.docx_numbering import Numbering
 from kotae.ingest.layout import Block, assemble
 from kotae.ingest.registry import register
@@ -164,23 +164,24 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, numbering: Numbering)
 
 
 def _chart_blocks(paragraph: Paragraph, page: int) -> Iterator[Block]:
-    """The charts drawn in a paragraph: each one's title, then its figures as rows (kotae.ingest.charts)."""
-    for ref in paragraph._p.iter(C + "chart"):
-        part = paragraph.part.related_parts.get(ref.get(qn("r:id")) or "")
-        if part is None:
+    """The charts and SmartArt drawn in a paragraph: a chart's title, then its figures as rows
+    (kotae.ingest.charts); a SmartArt graphic's boxes, a line each (kotae.ingest.diagrams)."""
+    for ref in paragraph._p.iter(C + "chart", REL_IDS):
+        rid = ref.get(qn("r:id") if ref.tag == C + "chart" else qn("r:dm")) or ""
+        part = paragraph.part.related_parts.get(rid)
+        space = parse_part(part.blob) if part is not None else None
+        if space is None:
             continue
-        try:
-            space = etree.fromstring(part.blob, parser=_CHART_XML)
-        except etree.XMLSyntaxError:
-            continue  # a broken chart part loses the chart, not the document
+        if ref.tag == REL_IDS:
+            lines = diagram_lines(space)
+            if lines:
+                yield Block("\n".join(lines), page)
+            continue
         title, rows = chart_title(space), chart_rows(space)
         if title:
             yield Block(title, page)
         if len(rows) > 1:
             yield Block(render_table(rows), page, kind="table")
-
-
-_CHART_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 
 
 def _table_block(table: Table, pages: _Pages, numbering: Numbering) -> Iterator[Block]:

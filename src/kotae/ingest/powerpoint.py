@@ -1,6 +1,6 @@
 """PowerPoint reader (python-pptx): each slide a page, its title the heading, then its text in reading order
 (top to bottom, left to right; groups opened), tables as "column: value" rows, charts as their title and the
-figures they plot (kotae.ingest.charts), and the speaker notes last,
+figures they plot (kotae.ingest.charts), SmartArt as its boxes' text, and the speaker notes last,
 under a "Speaker notes" heading: "deck.pptx slide 3 › 売上見通し › Speaker notes".
 """
 
@@ -13,11 +13,13 @@ from typing import Any
 
 import pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.oxml.ns import qn
 
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
-from kotae.ingest.charts import chart_rows, chart_title
+from kotae.ingest.charts import chart_rows, chart_title, parse_part
 from kotae.ingest.clean import clean_plain_text
+from kotae.ingest.diagrams import REL_IDS, diagram_lines
 from kotae.ingest.layout import Block, assemble
 from kotae.ingest.registry import register
 from kotae.ingest.tables import render_table
@@ -82,6 +84,13 @@ def _slide_blocks(slide: Any, band: float) -> list[Block]:
             text = _text(shape.text_frame)
             if text:
                 blocks.append(Block(text))
+        elif (ref := shape._element.find(".//" + REL_IDS)) is not None:  # SmartArt: its boxes' text
+            rid = ref.get(qn("r:dm")) or ""
+            part = slide.part.rels[rid].target_part if rid in slide.part.rels else None
+            model = parse_part(part.blob) if part is not None else None
+            lines = diagram_lines(model) if model is not None else []
+            if lines:
+                blocks.append(Block("\n".join(lines)))
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
         notes = _text(slide.notes_slide.notes_text_frame)
         if notes:
