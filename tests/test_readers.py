@@ -480,6 +480,32 @@ def test_docx_automatic_numbers_are_read(tmp_path):
                          "第3条 （支払日）毎月25日に支払う。\n1. first\n2. second\n• a point"),)
 
 
+
+FOOTNOTES = ("""<w:footnotes xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">"""
+             """<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>"""
+             """<w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> """
+             """パートタイマーには別の規程を適用する。</w:t></w:r></w:p></w:footnote></w:footnotes>""").encode()
+
+
+def test_docx_footnotes_follow_the_paragraph_that_marks_them(tmp_path):
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+    d = docx.Document()
+    p = d.add_paragraph("この規則は全従業員に適用する")
+    ref = OxmlElement("w:footnoteReference")
+    ref.set(qn("w:id"), "1")
+    p.add_run()._r.append(ref)
+    p.add_run("。")
+    d.add_paragraph("次の段落。")
+    part = Part(PackURI("/word/footnotes.xml"),
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml", FOOTNOTES, d.part.package)
+    d.part.relate_to(part, RT.FOOTNOTES)
+    path = tmp_path / "rules.docx"
+    d.save(str(path))
+    doc = read_document(str(path))
+    assert doc.pages == ("この規則は全従業員に適用する*1。\n*1 パートタイマーには別の規程を適用する。\n次の段落。",)
+
 @pytest.mark.parametrize(("n", "fmt", "shown"), [
     (3, "decimal", "3"), (12, "decimalFullWidth", "１２"), (28, "lowerLetter", "bb"), (14, "upperRoman", "XIV"),
     (23, "japaneseCounting", "二十三"), (2, "aiueo", "イ"), (3, "iroha", "ハ"), (2, "ideographTraditional", "乙"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import docx
 from docx.oxml.ns import qn
@@ -45,6 +46,8 @@ def _pieces(element) -> Iterator[str | None]:  # type: ignore[no-untyped-def]
             yield _BREAK if kind == "page" else ("" if kind == "column" else "\n")
         elif tag == qn("w:lastRenderedPageBreak"):
             yield _BREAK
+        elif tag in (qn("w:footnoteReference"), qn("w:endnoteReference")):
+            yield _note_mark(child)
         elif tag in (_MATH + "oMath", _MATH + "oMathPara"):
             yield _math(child).strip()
         else:
@@ -52,6 +55,11 @@ def _pieces(element) -> Iterator[str | None]:  # type: ignore[no-untyped-def]
 
 
 _MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+
+
+def _note_mark(ref) -> str:  # type: ignore[no-untyped-def]
+    """The mark a footnote (*1) or an endnote (**1) reference shows in the text, by the note's id."""
+    return ("*" if ref.tag == qn("w:footnoteReference") else "**") + (ref.get(qn("w:id")) or "")
 
 
 def _math(element) -> str:  # type: ignore[no-untyped-def]
@@ -140,13 +148,13 @@ class _Pages:
         return False
 
 
-def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, numbering: Numbering) -> Iterator[Block]:
+def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, doc: _Doc) -> Iterator[Block]:
     ppr = paragraph._p.pPr
     before = ppr.find(qn("w:pageBreakBefore")) if ppr is not None else None
     if pages.started and before is not None and before.get(qn("w:val")) not in ("0", "false"):
         pages.feed(_BREAK)
     level = _heading_level(paragraph)
-    label = numbering.label(paragraph._p)  # Word's automatic number: 「第3条」, "1.2", "•"
+    label = doc.numbering.label(paragraph._p)  # Word's automatic number: 「第3条」, "1.2", "•"
     text, page = (label + " " if label else ""), pages.page
     for piece in _pieces(paragraph._p):
         if pages.feed(piece):
@@ -160,6 +168,11 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, numbering: Numbering)
     if text and text != label:  # an empty numbered paragraph shows a bare number or bullet: nothing to read
         heading = (level, " ".join(text.split())) if level is not None else None
         yield Block(text, page, heading=heading)
+    for ref in paragraph._p.iter(qn("w:footnoteReference"), qn("w:endnoteReference")):  # its notes, right after it
+        kind = "footnote" if ref.tag == qn("w:footnoteReference") else "endnote"
+        note = doc.notes.get((kind, ref.get(qn("w:id")) or ""))
+        if note:
+            yield Block(f"{_note_mark(ref)} {note}", pages.page)
     yield from _chart_blocks(paragraph, pages.page)
 
 
@@ -184,9 +197,9 @@ def _chart_blocks(paragraph: Paragraph, page: int) -> Iterator[Block]:
             yield Block(render_table(rows), page, kind="table")
 
 
-def _table_block(table: Table, pages: _Pages, numbering: Numbering) -> Iterator[Block]:
+def _table_block(table: Table, pages: _Pages, doc: _Doc) -> Iterator[Block]:
     if len(table.rows) == 1 and len(table.columns) == 1:  # a box drawn round its content: read what it holds
-        yield from _blocks(table._parent, pages, table.rows[0].cells[0]._tc, numbering)
+        yield from _blocks(table._parent, pages, table.rows[0].cells[0]._tc, doc)
         return
     rows = []
     for row in table.rows:
@@ -194,7 +207,7 @@ def _table_block(table: Table, pages: _Pages, numbering: Numbering) -> Iterator[
         for cell in row.cells:
             if id(cell._tc) not in seen:  # merged cells repeat; keep each once
                 seen.add(id(cell._tc))
-                cells.append(" ".join(_cell_text(cell._tc, numbering).split()))
+                cells.append(" ".join(_cell_text(cell._tc, doc).split()))
         rows.append(cells)
     page = pages.page
     text = render_table(rows)
@@ -205,43 +218,62 @@ def _table_block(table: Table, pages: _Pages, numbering: Numbering) -> Iterator[
         pages.feed(piece)
 
 
-def _cell_text(tc, numbering: Numbering) -> str:  # type: ignore[no-untyped-def]
+def _cell_text(tc, doc: _Doc) -> str:  # type: ignore[no-untyped-def]
     """A table cell's text as its paragraphs read (checkbox states and equations included), a table inside it as
     its rows, one after another."""
     out = []
     for child in tc.iterchildren():
         if child.tag == qn("w:p"):
-            label, words = numbering.label(child), "".join(p for p in _pieces(child) if p)
+            label, words = doc.numbering.label(child), "".join(p for p in _pieces(child) if p)
             out.append((label + " " if label and words.strip() else "") + words)
         elif child.tag == qn("w:tbl"):
-            out += ["; ".join(" ".join(_cell_text(c, numbering).split()) for c in row.iterchildren(qn("w:tc")))
+            out += ["; ".join(" ".join(_cell_text(c, doc).split()) for c in row.iterchildren(qn("w:tc")))
                     for row in child.iterchildren(qn("w:tr"))]
         elif child.tag == qn("w:sdt"):
             content = child.find(qn("w:sdtContent"))
             if content is not None:
-                out.append(_cell_text(content, numbering))
+                out.append(_cell_text(content, doc))
     return "\n".join(out)
 
 
-def _blocks(document, pages: _Pages, container, numbering: Numbering) -> Iterator[Block]:  # type: ignore[no-untyped-def]
+def _blocks(document, pages: _Pages, container, doc: _Doc) -> Iterator[Block]:  # type: ignore[no-untyped-def]
     for child in container.iterchildren():
         if child.tag == qn("w:p"):
-            yield from _paragraph_blocks(Paragraph(child, document), pages, numbering)
+            yield from _paragraph_blocks(Paragraph(child, document), pages, doc)
         elif child.tag == qn("w:tbl"):
-            yield from _table_block(Table(child, document), pages, numbering)
+            yield from _table_block(Table(child, document), pages, doc)
         elif child.tag == qn("w:sdt"):  # content controls (e.g. a table of contents) hold body blocks
             content = child.find(qn("w:sdtContent"))
             if content is not None:
-                yield from _blocks(document, pages, content, numbering)
+                yield from _blocks(document, pages, content, doc)
 
 
-def _numbering(document) -> Numbering:  # type: ignore[no-untyped-def]
-    """The document's list definitions and styles (a document without numbering.xml numbers nothing)."""
-    try:
-        numbering = document.part.numbering_part.element
-    except (KeyError, NotImplementedError):
-        numbering = None
-    return Numbering(numbering, document.styles.element)
+@dataclass(frozen=True)
+class _Doc:
+    """What reading a paragraph needs from the rest of the package: Word's list numbering, the footnotes' and
+    endnotes' texts (by id)."""
+
+    numbering: Numbering
+    notes: dict[tuple[str, str], str]
+
+    @classmethod
+    def of(cls, document) -> _Doc:  # type: ignore[no-untyped-def]
+        try:
+            numbering = document.part.numbering_part.element
+        except (KeyError, NotImplementedError):  # a document without numbering.xml numbers nothing
+            numbering = None
+        notes: dict[tuple[str, str], str] = {}
+        for rel in document.part.rels.values():
+            kind = rel.reltype.rsplit("/", 1)[-1]
+            if kind not in ("footnotes", "endnotes") or rel.is_external:
+                continue
+            root = parse_part(rel.target_part.blob)
+            for note in root.iterchildren(qn("w:footnote"), qn("w:endnote")) if root is not None else ():
+                if note.get(qn("w:type")) in (None, "normal"):  # separators are no notes
+                    text = " ".join("".join(p for p in _pieces(note) if p).split())
+                    if text:
+                        notes[kind[:-1], note.get(qn("w:id")) or ""] = text
+        return cls(Numbering(numbering, document.styles.element), notes)
 
 
 @register("docx", extensions=(".docx",))
@@ -252,7 +284,7 @@ def read_docx(path: str, data: bytes) -> ParsedDocument:
         pages = _Pages()
         blocks = [
             Block(clean_plain_text(b.text), b.page, b.heading, b.kind)
-            for b in _blocks(document, pages, document.element.body, _numbering(document))
+            for b in _blocks(document, pages, document.element.body, _Doc.of(document))
         ]
         title = document.core_properties.title or ""
     except DocumentError:
