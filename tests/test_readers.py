@@ -510,6 +510,7 @@ def test_docx_footnotes_follow_the_paragraph_that_marks_them(tmp_path):
     (3, "decimal", "3"), (12, "decimalFullWidth", "１２"), (28, "lowerLetter", "bb"), (14, "upperRoman", "XIV"),
     (23, "japaneseCounting", "二十三"), (2, "aiueo", "イ"), (3, "iroha", "ハ"), (2, "ideographTraditional", "乙"),
     (4, "decimalEnclosedCircle", "④"), (5, "decimalZero", "05"), (7, "someNewFormat", "7"),
+    (10**9, "lowerLetter", "1000000000"), (0, "upperRoman", "0"),  # a hostile start is written in digits
 ])
 def test_word_number_formats(n, fmt, shown):
     from kotae.ingest.docx_numbering import format_number

@@ -20,6 +20,7 @@ __all__ = ["C", "chart_rows", "chart_text", "chart_title", "parse_part", "workbo
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 MAX_POINTS = 2000  # categories read per chart (a chart of a whole year's days is still read; a runaway one is cut)
+MAX_SERIES = 100
 
 
 def _points(element: Any) -> list[str]:
@@ -68,6 +69,8 @@ def chart_rows(space: Any) -> list[list[str]]:
     series: list[tuple[str, list[str]]] = []
     categories: list[str] = []
     for n, ser in enumerate(area.iter(C + "ser"), 1):
+        if n > MAX_SERIES:
+            break
         name = " ".join(_points(ser.find(C + "tx"))) or f"Series {n}"
         cats = _points(ser.find(C + "cat")) or _points(ser.find(C + "xVal"))
         values = _points(ser.find(C + "val")) or _points(ser.find(C + "yVal"))

@@ -65,8 +65,21 @@ def _cycle(chars: str, n: int) -> str:
     return chars[(n - 1) % len(chars)] if n > 0 else ""
 
 
+MAX_SPELLED = 3999  # past this a number is written in digits whatever its format (a hostile start value of 10⁹
+# would otherwise spell a million-letter "aaaa…" or roman "mmmm…")
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
 def format_number(n: int, fmt: str) -> str:
-    """`n` written in Word's number format `fmt` (decimal when the format is unknown)."""
+    """`n` written in Word's number format `fmt` (decimal when the format is unknown or `n` is too large)."""
+    if not 0 < n <= MAX_SPELLED and fmt not in ("decimalZero",):
+        return str(n)
     if fmt in ("decimalZero",):
         return f"{n:02d}"
     if fmt in ("decimalFullWidth", "decimalFullWidth2"):
@@ -128,9 +141,8 @@ class Numbering:
             aid = an.get(W + "abstractNumId")
             levels: dict[int, Level] = {}
             for lvl in an.iterfind(W + "lvl"):
-                ilvl = int(lvl.get(W + "ilvl") or 0)
-                start = _val(lvl, "start")
-                levels[ilvl] = Level(int(start) if start and start.lstrip("-").isdigit() else 1,
+                ilvl = _int(lvl.get(W + "ilvl"), 0)
+                levels[ilvl] = Level(_int(_val(lvl, "start"), 1),
                                      _val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "",
                                      lvl.find(W + "isLgl") is not None)
                 style = _val(lvl, "pStyle")
@@ -141,8 +153,8 @@ class Numbering:
             overrides: dict[int, int] = {}
             for o in num.iterfind(W + "lvlOverride"):
                 start = _val(o, "startOverride")
-                if start is not None and start.lstrip("-").isdigit():
-                    overrides[int(o.get(W + "ilvl") or 0)] = int(start)
+                if start is not None:
+                    overrides[_int(o.get(W + "ilvl"), 0)] = _int(start, 1)
             self.nums[num.get(W + "numId")] = (_val(num, "abstractNumId") or "", overrides)
 
     def _read_styles(self, root: Any) -> None:
@@ -155,7 +167,7 @@ class Numbering:
             numpr = ppr.find(W + "numPr") if ppr is not None else None
             if numpr is not None:
                 ilvl = _val(numpr, "ilvl")
-                self.style_num[sid] = (_val(numpr, "numId"), int(ilvl) if ilvl and ilvl.isdigit() else None)
+                self.style_num[sid] = (_val(numpr, "numId"), _int(ilvl, 0) if ilvl is not None else None)
 
     def _of_style(self, style: str | None) -> tuple[str | None, int | None]:
         seen = set()
@@ -172,7 +184,7 @@ class Numbering:
         style = _val(ppr, "pStyle")
         numpr = ppr.find(W + "numPr") if ppr is not None else None
         num_id, ilvl = _val(numpr, "numId"), _val(numpr, "ilvl")
-        level = int(ilvl) if ilvl and ilvl.isdigit() else None
+        level = _int(ilvl, 0) if ilvl is not None else None
         if num_id is None:
             num_id, level = self._of_style(style)
         if not num_id or num_id == "0" or num_id not in self.nums:
