@@ -1,5 +1,6 @@
-"""DOCX reader (python-docx): body in document order, heading styles and Word's automatic numbers, tables,
-charts' figures, equations, page breaks."""
+"""DOCX reader (python-docx): body in document order, heading styles and Word's automatic numbers, tables (and
+tables inside their cells), charts' figures, SmartArt, equations, footnotes after the paragraph that marks them,
+page breaks."""
 
 from __future__ import annotations
 
