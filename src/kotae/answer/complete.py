@@ -76,9 +76,10 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     chosen = pick([cands[i] for i in filled], adjusted[filled], first=holding.__contains__ if kind else None)
     givers = [(scores[i], cand_tokens[i]) for i in filled if kind is None or typed[i]]
     named = _named_blank(blank, labels, scores, set(tokens), givers)
-    label_words = set(analyze(labels[named] or "")) if named is not None else set()
     given = [cand_tokens[i] for i in filled if cands[i] in chosen and cands[i] in holding]
-    if given and not (named is not None and not any(label_words & set(t) for t in given)):
+    # a chosen amount answers, unless the question names a blank field and no chosen amount mentions that field
+    mentions = named is None or any(set(analyze(labels[named] or "")) & set(t) for t in given)
+    if given and mentions:
         return Part(text, kind, "answered", chosen=tuple(chosen))
     if named is not None:  # a form's blank field named by the question, whose value no chosen sentence mentions
         return Part(text, kind, "blank", blank=cands[named], label=labels[named] or "")

@@ -1,8 +1,9 @@
 """Extractive answers: the sentences of the top passages that best answer the question.
 
 A sentence's score is its cosine similarity to the question (e5 query vs passage) plus a bonus for the
-IDF-weighted share of the question's content words it contains; a small prior favours better-ranked
-passages. Pure: vectors and token statistics come in as arguments.
+IDF-weighted share of the question's content words it contains and a smaller one for the share of its own words
+that are not the question's (a sentence that only restates the question says nothing); a small prior favours
+better-ranked passages. The weights were fitted on the answer sets' fit halves (bench/answer_weights.py). Pure: vectors and token statistics come in as arguments.
 """
 from __future__ import annotations
 
@@ -145,9 +146,10 @@ def score(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequen
           sentence_tokens: Sequence[Sequence[str]], sources: Sequence[int], df: Mapping[str, int],
           n_chunks: int, query_groups: Mapping[str, frozenset[int]] | None = None,
           sentence_groups: Sequence[frozenset[int]] | None = None) -> np.ndarray:
-    """Cosine plus KEYWORD_WEIGHT × the IDF-weighted share of the question's words the sentence holds; a word
-    the sentence holds only through its synonym group (`query_groups`: the groups of each question word,
-    `sentence_groups`: those of each sentence's entries) counts SYNONYM_CREDIT of it."""
+    """Cosine plus KEYWORD_WEIGHT × the IDF-weighted share of the question's words the sentence holds (a word
+    the sentence holds only through its synonym group — `query_groups`: the groups of each question word,
+    `sentence_groups`: those of each sentence's entries — counts SYNONYM_CREDIT of it) plus NOVELTY_WEIGHT × its
+    `novelty`, less RANK_PRIOR per passage rank."""
     sims, held, synonym = score_terms(query_vec, sentence_vecs, query_tokens, sentence_tokens, df, n_chunks,
                                       query_groups, sentence_groups)
     novel = np.array([novelty(toks, query_tokens) for toks in sentence_tokens])
