@@ -90,7 +90,8 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
-               "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None)}
+               "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),
+               "margin of the other language's best chunk": (searcher_module, "OTHER_LANGUAGE_MARGIN", None)}
 
 
 def rate(flags: list[bool]) -> float | None:

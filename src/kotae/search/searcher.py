@@ -341,7 +341,20 @@ class Searcher:
             lang = "en" if detect_lang(query) == "en" else "ja"
         if stats is None or lang is None or lang not in stats.mean:
             return margin
-        return dense[0][1] - float(np.asarray(qvec, dtype=np.float64) @ stats.mean[lang])
+        q = np.asarray(qvec, dtype=np.float64)
+        own = dense[0][1] - float(q @ stats.mean[lang])
+        if not OTHER_LANGUAGE_MARGIN:
+            return own
+        # a question about a document in the other language: that language's best chunk may stand out from its
+        # own crowd while the question's language holds the higher (but ordinary) similarities
+        best = own
+        for other, mean in stats.mean.items():
+            if other == lang:
+                continue
+            sims = [sim for r, sim in dense if langs.get(r) == other]
+            if sims:
+                best = max(best, sims[0] - float(q @ mean))
+        return best
 
     def _translated_dense(self, query: str, qvec: np.ndarray, tvec: np.ndarray, dense: list[tuple[int, float]],
                           n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
@@ -555,6 +568,9 @@ ROMANISED_NAMES = True
 # with it off: samples + real files off-topic JSQuAD 0.61 → 0.73, fit false refusals equal, held-out answerable
 # refused 11 → 12 of 134 (golden-ja +1, users −1, users-real +1).
 LANGUAGE_MARGIN = True
+# ... or the larger of that and the best other-language chunk's margin within its language (an experiment in
+# bench/refusal.py: questions about a document in the other language are refused most often)
+OTHER_LANGUAGE_MARGIN = False
 
 
 def _lexicon_side(lang: str) -> str | None:
