@@ -47,7 +47,9 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(r"何\s*(?:人|名|回|日|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|分|週|社|台|号|度|倍|万|千|百|億)|"
                    r"どのくらい|どれくらい|どれぐらい|どのぐらい|どれだけ|"
                    r"\bhow (?:many|long|far|often|old|soon)\b|\bhow much (?:time|notice|leave)\b|"
-                   r"\bwhat is the (?:maximum|minimum|limit|number)\b", re.IGNORECASE),
+                   r"\bwhat(?: is|'s) the (?:maximum|minimum|limit|number|longest|shortest|most|fewest|least|"
+                   r"highest|lowest|largest|smallest|biggest)\b|(?:上限|下限|最長|最短|最大|最小|最低|最高)(?:は|って)",
+                   re.IGNORECASE),
         re.compile(rf"{_DIGIT}|{_KANJI_NUM}+\s*(?:人|名|回|日|か月|ヶ月|年|件|個|枚|歳|時間|分|週|度|倍|つ)|"
                    rf"{_EN_NUM}|\bevery (?:day|week|month|year)\b|\b(?:daily|weekly|monthly|annually|yearly)\b",
                    re.IGNORECASE)),
