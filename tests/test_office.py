@@ -177,6 +177,22 @@ def test_pptx_slides_titles_tables_notes(deck_pptx):
 
 
 
+def test_xlsx_cell_notes_are_read_after_the_cells(tmp_path):
+    from openpyxl.comments import Comment
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "経費"
+    sheet.append(["項目", "上限"])
+    sheet.append(["交通費", 30000])
+    sheet["B2"].comment = Comment("税抜金額。超える場合は部長承認", "山田")
+    path = tmp_path / "notes.xlsx"
+    book.save(path)
+    doc = read_document(str(path))
+    assert doc.pages == ("項目: 交通費 | 上限: 30000\nB2: 税抜金額。超える場合は部長承認",)
+    assert [(s.heading, s.kind) for s in doc.sections] == [(("経費",), "rows"), (("経費", "Cell notes"), "text")]
+    assert_tiles(doc)
+
+
 def _sales_chart(slide):  # type: ignore[no-untyped-def]
     from pptx.chart.data import CategoryChartData
     from pptx.enum.chart import XL_CHART_TYPE

@@ -7,15 +7,13 @@ chart ("2023年度の売上は？") finds it. Pure: an lxml element of the chart
 """
 from __future__ import annotations
 
-import posixpath
-import zipfile
 from typing import Any
 
 from lxml import etree
 
 from kotae.ingest.tables import render_table
 
-__all__ = ["C", "chart_rows", "chart_text", "chart_title", "parse_part", "workbook_charts"]
+__all__ = ["C", "chart_rows", "chart_text", "chart_title", "parse_part"]
 
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -95,9 +93,6 @@ def chart_text(space: Any) -> str:
     return "\n".join(part for part in (title, table) if part)
 
 
-_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
-_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _XML = etree.XMLParser(resolve_entities=False, no_network=True)
 
 
@@ -108,39 +103,3 @@ def parse_part(blob: bytes) -> Any | None:
         return etree.fromstring(blob, parser=_XML)
     except etree.XMLSyntaxError:
         return None
-
-
-def _rels(z: zipfile.ZipFile, part: str) -> dict[str, tuple[str, str]]:
-    """A part's relationships: id → (type's last word, target part name)."""
-    folder, name = posixpath.split(part)
-    path = posixpath.join(folder, "_rels", name + ".rels")
-    if path not in z.namelist():
-        return {}
-    out = {}
-    for rel in etree.fromstring(z.read(path), parser=_XML).iter(_REL):
-        target = rel.get("Target") or ""
-        target = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
-        out[rel.get("Id") or ""] = ((rel.get("Type") or "").rsplit("/", 1)[-1], target)
-    return out
-
-
-def workbook_charts(z: zipfile.ZipFile) -> list[list[Any]]:
-    """The chart parts (`c:chartSpace` elements) of each sheet of an XLSX package, in the workbook's sheet order
-    (worksheets and chart sheets alike: openpyxl reads neither's charts)."""
-    book = "xl/workbook.xml"
-    if book not in z.namelist():
-        return []
-    rels = _rels(z, book)
-    out: list[list[Any]] = []
-    for sheet in etree.fromstring(z.read(book), parser=_XML).iter(_MAIN + "sheet"):
-        _, part = rels.get(sheet.get(_R_ID) or "", ("", ""))
-        charts = []
-        for kind, drawing in _rels(z, part).values() if part else ():
-            if kind != "drawing":
-                continue
-            for kind2, chart in _rels(z, drawing).values():
-                space = parse_part(z.read(chart)) if kind2 == "chart" and chart in z.namelist() else None
-                if space is not None:
-                    charts.append(space)
-        out.append(charts)
-    return out

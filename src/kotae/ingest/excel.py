@@ -21,13 +21,16 @@ from openpyxl.utils.cell import range_boundaries
 
 from kotae.errors import DocumentError
 from kotae.ingest import ooxml_strict
-from kotae.ingest.charts import chart_text, workbook_charts
+from kotae.ingest.charts import chart_text
 from kotae.ingest.clean import remove_control_chars
 from kotae.ingest.grid import grid_lines, page_of
 from kotae.ingest.registry import register
+from kotae.ingest.xlsx_parts import sheet_parts
 from kotae.types import ParsedDocument, Section
 
-__all__ = ["cell_text", "read_xlsx"]
+__all__ = ["NOTES", "cell_text", "read_xlsx"]
+
+NOTES = "Cell notes"  # the heading of a sheet's cell notes (comments), read after its cells
 
 _MERGE = re.compile(rb'<(?:\w+:)?mergeCell\s+ref="([A-Z]+[0-9]+(?::[A-Z]+[0-9]+)?)"')
 _FORMULA = re.compile(rb"<(?:\w+:)?f[ >/]")
@@ -110,7 +113,7 @@ def _sheet(book: Any, sheet: Any, number: int) -> tuple[str, list[Section], list
 @register("xlsx", extensions=(".xlsx", ".xlsm"))
 def read_xlsx(path: str, data: bytes) -> ParsedDocument:
     """Read an Excel workbook: page N is worksheet N, its name the heading; its charts (also a chart sheet's) after
-    its cells, as their titles and cached figures (kotae.ingest.charts)."""
+    its cells, as their titles and cached figures (kotae.ingest.charts), then its cell notes under "Cell notes"."""
     try:
         package = ooxml_strict.package(path, data)
         book = openpyxl.load_workbook(io.BytesIO(package), read_only=True, data_only=True)
@@ -123,7 +126,7 @@ def read_xlsx(path: str, data: bytes) -> ParsedDocument:
     sections: list[Section] = []
     warnings: list[str] = []
     try:
-        charts = workbook_charts(zipfile.ZipFile(io.BytesIO(package)))
+        extras = sheet_parts(zipfile.ZipFile(io.BytesIO(package)))
         for number, sheet in enumerate(book.worksheets, start=1):
             found: list[Section] = []
             notes: list[str] = []
@@ -131,12 +134,16 @@ def read_xlsx(path: str, data: bytes) -> ParsedDocument:
                 text = ""
             else:
                 text, found, notes = _sheet(book, sheet, number)
-            for space in charts[number - 1] if number <= len(charts) else ():
-                shown = chart_text(space)  # openpyxl drops charts: their title and cached figures, read apart
+            parts = extras[number - 1] if number <= len(extras) else None
+            added: list[tuple[str, tuple[str, ...], str]] = [
+                (chart_text(space), (sheet.title,), "table") for space in (parts.charts if parts else ())]
+            if parts and parts.notes:  # cell notes, after the cells: "B2: 税抜金額…"
+                added.append(("\n".join(f"{ref}: {note}" for ref, note in parts.notes), (sheet.title, NOTES), "text"))
+            for shown, heading, kind in added:
                 if shown:
                     start = len(text) + 1 if text else 0
                     text = f"{text}\n{shown}" if text else shown
-                    found.append(Section(number, (sheet.title,), shown, start, kind="table"))
+                    found.append(Section(number, heading, shown, start, kind=kind))
             pages.append(text)
             sections += found
             warnings += notes
