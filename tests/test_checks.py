@@ -22,6 +22,7 @@ from kotae.store import open_store
     ("When is the annual review?", "date"), ("What are the company's values?", None),
     ("How much notice do I need to give?", "number"), ("By when must card charges be registered?", "date"),
     ("What is the longest a meeting room can be booked for at once?", "number"), ("有休の上限は？", "number"),
+    ("In which months is the bonus paid?", "date"), ("On which days can I see the company doctor?", "date"),
     # "when" that opens a condition asks for no date
     ("What happens to my logins when I leave for good?", None),
     ("What does VERIFY_GROUP_FOR_USER return when the user is not in the list?", None),

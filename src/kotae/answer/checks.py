@@ -55,7 +55,7 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                    re.IGNORECASE)),
     "date": (
         re.compile(r"いつ|何\s*月|何\s*曜|締め?切り?|期限|^\W*when\b|\bwhen\s+(?:do|does|did|is|are|was|were|will|would|"
-                   r"can|could|should|must|may|might|has|have|had|shall)\b|\bwhat (?:date|day)\b|\bwhich (?:day|date|month)\b|"
+                   r"can|could|should|must|may|might|has|have|had|shall)\b|\bwhat (?:dates?|days?)\b|\bwhich (?:days?|dates?|months?|weekdays?|years?)\b|"
                    r"\bdeadline\b|\bby what\b|\bhow far (?:ahead|in advance)\b", re.IGNORECASE),
         re.compile(rf"{_DIGIT}\s*(?:月|日|年|週|営業日|か月|ヶ月)|{_KANJI_NUM}+\s*(?:月|日|年)|曜日?|毎月|毎年|毎週|"
                    rf"翌|前日|当日|まで|以内|前に|後に|時点|とき|際|"
