@@ -444,7 +444,7 @@ def test_docx_nested_tables_checkboxes_and_equations_are_read(tmp_path):
 
 
 ARTICLES = """<w:abstractNum xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" w:abstractNumId="90">
-  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="第%1条"/></w:lvl>
+  <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:suff w:val="nothing"/><w:lvlText w:val="第%1条"/></w:lvl>
   <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimalFullWidth"/><w:lvlText w:val="（%2）"/></w:lvl>
 </w:abstractNum>"""
 
@@ -476,8 +476,9 @@ def test_docx_automatic_numbers_are_read(tmp_path):
     path = tmp_path / "rules.docx"
     d.save(str(path))
     doc = read_document(str(path))
-    assert doc.pages == (("第1条 （目的）この規則は…\n第2条 （賃金）賃金は月給制とする。\n（１） 基本給\n（２） 諸手当\n"
-                         "第3条 （支払日）毎月25日に支払う。\n1. first\n2. second\n• a point"),)
+    # 第%1条 is followed by nothing (w:suff), （%2） by Word's default tab: a space
+    assert doc.pages == (("第1条（目的）この規則は…\n第2条（賃金）賃金は月給制とする。\n（１） 基本給\n（２） 諸手当\n"
+                         "第3条（支払日）毎月25日に支払う。\n1. first\n2. second\n• a point"),)
 
 
 

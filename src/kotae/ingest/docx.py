@@ -156,17 +156,17 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, doc: _Doc) -> Iterato
         pages.feed(_BREAK)
     level = _heading_level(paragraph)
     label = doc.numbering.label(paragraph._p)  # Word's automatic number: 「第3条」, "1.2", "•"
-    text, page = (label + " " if label else ""), pages.page
+    text, page = label, pages.page
     for piece in _pieces(paragraph._p):
         if pages.feed(piece):
-            if text.strip() and text.strip() != label:  # a number alone goes on with its text, on the new page
+            if text.strip() and text.strip() != label.strip():  # a number alone goes on with its text, on the new page
                 yield Block(text.strip(), page)
                 text = ""
             page = pages.page
         elif piece:
             text += piece
     text = text.strip()
-    if text and text != label:  # an empty numbered paragraph shows a bare number or bullet: nothing to read
+    if text and text != label.strip():  # an empty numbered paragraph shows a bare number or bullet: nothing to read
         heading = (level, " ".join(text.split())) if level is not None else None
         yield Block(text, page, heading=heading)
     for ref in paragraph._p.iter(qn("w:footnoteReference"), qn("w:endnoteReference")):  # its notes, right after it
@@ -226,7 +226,7 @@ def _cell_text(tc, doc: _Doc) -> str:  # type: ignore[no-untyped-def]
     for child in tc.iterchildren():
         if child.tag == qn("w:p"):
             label, words = doc.numbering.label(child), "".join(p for p in _pieces(child) if p)
-            out.append((label + " " if label and words.strip() else "") + words)
+            out.append((label if words.strip() else "") + words)
         elif child.tag == qn("w:tbl"):
             out += ["; ".join(" ".join(_cell_text(c, doc).split()) for c in row.iterchildren(qn("w:tc")))
                     for row in child.iterchildren(qn("w:tr"))]

@@ -24,6 +24,7 @@ class Level:
     fmt: str
     text: str
     legal: bool  # isLgl: every level's number shown in decimal ("1.2.3" under roman chapters)
+    joined: bool = False  # w:suff "nothing": the text follows the number directly (「第3条（目的）」)
 
 
 _KANJI = "〇一二三四五六七八九"
@@ -144,7 +145,7 @@ class Numbering:
                 ilvl = _int(lvl.get(W + "ilvl"), 0)
                 levels[ilvl] = Level(_int(_val(lvl, "start"), 1),
                                      _val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "",
-                                     lvl.find(W + "isLgl") is not None)
+                                     lvl.find(W + "isLgl") is not None, _val(lvl, "suff") == "nothing")
                 style = _val(lvl, "pStyle")
                 if style:
                     self.styled_level[aid, style] = ilvl
@@ -179,7 +180,8 @@ class Numbering:
         return None, None
 
     def label(self, p: Any) -> str:
-        """The label Word shows before paragraph `p` (a w:p element), "" when it is not numbered; counts it."""
+        """What Word shows before paragraph `p` (a w:p element): its number and the space after it ("第3条 ",
+        "1.2 ", "• "; no space where the level says so), "" when it is not numbered; counts it."""
         ppr = p.find(W + "pPr")
         style = _val(ppr, "pStyle")
         numpr = ppr.find(W + "numPr") if ppr is not None else None
@@ -215,7 +217,7 @@ class Numbering:
         for i in range(level + 1, MAX_LEVELS):
             counts[i] = None
         if lvl.fmt == "bullet":  # Symbol/Wingdings glyphs, Courier's "o": one bullet kotae's list rules know
-            return "•"
+            return "• "
 
         def number(m: re.Match[str]) -> str:
             i = int(m.group(1)) - 1
@@ -226,4 +228,5 @@ class Numbering:
             n = count if count is not None else at.start
             return format_number(n, "decimal" if lvl.legal and i < level else at.fmt)
 
-        return _PLACEHOLDER.sub(number, lvl.text).strip()
+        shown = _PLACEHOLDER.sub(number, lvl.text).strip()
+        return shown + ("" if lvl.joined or not shown else " ")
