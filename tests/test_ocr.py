@@ -235,6 +235,41 @@ def test_an_image_is_a_document(tmp_path):
     assert doc.ocr[0].unit == "px" and (doc.ocr[0].width, doc.ocr[0].height) == Image.open(path).size
 
 
+
+@pytest.mark.slow
+@tesseract
+def test_a_scan_pasted_into_word_or_powerpoint_is_read_where_it_stands(tmp_path, english_scan):
+    import io
+
+    import docx
+    from docx.shared import Inches as DocxInches
+    from pptx import Presentation
+    from pptx.util import Inches
+    scan = io.BytesIO()
+    english_scan.save(scan, "PNG")
+    logo = io.BytesIO()
+    Image.new("L", (120, 60), 0).save(logo, "PNG")  # too small to hold a line of text: never OCR'd
+    d = docx.Document()
+    d.add_paragraph("Scanned notice:")
+    d.add_picture(io.BytesIO(scan.getvalue()), width=DocxInches(5))
+    d.add_picture(io.BytesIO(logo.getvalue()))
+    d.add_paragraph("End of notice.")
+    path = tmp_path / "notice.docx"
+    d.save(str(path))
+    text = read_document(str(path)).pages[0]
+    first, _, rest = text.partition("\n")
+    body, _, last = rest.rpartition("\n")
+    assert (first, last) == ("Scanned notice:", "End of notice.") and cer(text_of(ENGLISH), body) < 0.05
+    assert read_document(str(path), ocr="off").pages == ("Scanned notice:\nEnd of notice.",)
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Notice"
+    slide.shapes.add_picture(io.BytesIO(scan.getvalue()), Inches(1), Inches(1.5), width=Inches(6))
+    path = tmp_path / "notice.pptx"
+    deck.save(path)
+    page = read_document(str(path)).pages[0]
+    assert page.startswith("Notice\n") and cer(text_of(ENGLISH), page.removeprefix("Notice\n")) < 0.05
+
 @pytest.mark.slow
 @tesseract
 def test_tiff_frames_are_pages(tmp_path, english_scan):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import docx
 from docx.oxml.ns import qn
@@ -21,6 +21,8 @@ from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.diagrams import REL_IDS, diagram_lines
 from kotae.ingest.docx_numbering import Numbering
 from kotae.ingest.layout import Block, assemble
+from kotae.ingest.ocr import OcrOptions, as_options
+from kotae.ingest.pictures import read_pictures
 from kotae.ingest.registry import register
 from kotae.ingest.tables import render_table
 from kotae.types import ParsedDocument
@@ -175,6 +177,29 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, doc: _Doc) -> Iterato
         if note:
             yield Block(f"{_note_mark(ref)} {note}", pages.page)
     yield from _chart_blocks(paragraph, pages.page)
+    seen: set[str] = set()
+    for blip in paragraph._p.iter(_BLIP):  # its pictures: read by OCR once all are known, or left out
+        rid = blip.get(qn("r:embed")) or ""
+        part = paragraph.part.related_parts.get(rid)
+        if part is None or rid in seen or _in_fallback(blip):
+            continue
+        seen.add(rid)
+        doc.pictures.append(part.blob)
+        yield Block(str(len(doc.pictures) - 1), pages.page, kind=_PICTURE)
+
+
+def _in_fallback(element) -> bool:  # type: ignore[no-untyped-def]
+    """Whether `element` is inside an mc:Fallback (the copy of a drawing for older Word: read once, not twice)."""
+    parent = element.getparent()
+    while parent is not None:
+        if parent.tag == _FALLBACK:
+            return True
+        parent = parent.getparent()
+    return False
+
+
+_BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
+_PICTURE = "picture"  # a placeholder block: its text is the picture's index in `_Doc.pictures`
 
 
 def _chart_blocks(paragraph: Paragraph, page: int) -> Iterator[Block]:
@@ -256,6 +281,7 @@ class _Doc:
 
     numbering: Numbering
     notes: dict[tuple[str, str], str]
+    pictures: list[bytes] = field(default_factory=list)  # the pictures met so far, in reading order
 
     @classmethod
     def of(cls, document) -> _Doc:  # type: ignore[no-untyped-def]
@@ -278,14 +304,19 @@ class _Doc:
 
 
 @register("docx", extensions=(".docx",))
-def read_docx(path: str, data: bytes) -> ParsedDocument:
-    """Read a DOCX: page numbers follow explicit and rendered page breaks (page 1 without any)."""
+def read_docx(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> ParsedDocument:
+    """Read a DOCX: page numbers follow explicit and rendered page breaks (page 1 without any); pictures that hold
+    text are read by OCR where they stand (kotae.ingest.pictures)."""
     try:
         document = docx.Document(io.BytesIO(ooxml_strict.package(path, data)))
         pages = _Pages()
+        doc = _Doc.of(document)
+        found = list(_blocks(document, pages, document.element.body, doc))
+        read, notes = read_pictures(doc.pictures, as_options(ocr))
         blocks = [
-            Block(clean_plain_text(b.text), b.page, b.heading, b.kind)
-            for b in _blocks(document, pages, document.element.body, _Doc.of(document))
+            Block(clean_plain_text(read[int(b.text)] if b.kind == _PICTURE else b.text), b.page, b.heading,
+                  "text" if b.kind == _PICTURE else b.kind)
+            for b in found if b.kind != _PICTURE or read[int(b.text)]
         ]
         title = document.core_properties.title or ""
     except DocumentError:
@@ -295,7 +326,7 @@ def read_docx(path: str, data: bytes) -> ParsedDocument:
             path, f"not a valid DOCX file ({type(exc).__name__}: {exc})", "open it in Word and save it again"
         ) from exc
     texts, sections = assemble(blocks, page_count=pages.page)
-    warnings = () if any(t.strip() for t in texts) else ("the document has no text",)
+    warnings = notes + (() if any(t.strip() for t in texts) else ("the document has no text",))
     return ParsedDocument(
         path=path,
         kind="docx",

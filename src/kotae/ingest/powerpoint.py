@@ -21,6 +21,8 @@ from kotae.ingest.charts import chart_rows, chart_title, parse_part
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.diagrams import REL_IDS, diagram_lines
 from kotae.ingest.layout import Block, assemble
+from kotae.ingest.ocr import OcrOptions, as_options
+from kotae.ingest.pictures import read_pictures
 from kotae.ingest.registry import register
 from kotae.ingest.tables import render_table
 from kotae.types import ParsedDocument, Section
@@ -60,7 +62,10 @@ def _is_title(shape: Any) -> bool:
     return bool(shape.is_placeholder and shape.placeholder_format.type in _TITLES)
 
 
-def _slide_blocks(slide: Any, band: float) -> list[Block]:
+_PICTURE = "picture"  # a placeholder block: its text is the picture's index in the deck's list of pictures
+
+
+def _slide_blocks(slide: Any, band: float, pictures: list[bytes]) -> list[Block]:
     blocks: list[Block] = []
     title = next((s for s in slide.shapes if _is_title(s) and s.has_text_frame and _text(s.text_frame)), None)
     if title is not None:
@@ -84,6 +89,12 @@ def _slide_blocks(slide: Any, band: float) -> list[Block]:
             text = _text(shape.text_frame)
             if text:
                 blocks.append(Block(text))
+        elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE:  # read by OCR once all are known, or left out
+            try:
+                pictures.append(shape.image.blob)
+            except (KeyError, ValueError, AttributeError):  # a linked picture: nothing in the file
+                continue
+            blocks.append(Block(str(len(pictures) - 1), kind=_PICTURE))
         elif (ref := shape._element.find(".//" + REL_IDS)) is not None:  # SmartArt: its boxes' text
             rid = ref.get(qn("r:dm")) or ""
             part = slide.part.rels[rid].target_part if rid in slide.part.rels else None
@@ -99,12 +110,17 @@ def _slide_blocks(slide: Any, band: float) -> list[Block]:
 
 
 @register("pptx", extensions=(".pptx",))
-def read_pptx(path: str, data: bytes) -> ParsedDocument:
-    """Read a PowerPoint deck: page N is slide N (hidden slides too), headed by its title."""
+def read_pptx(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> ParsedDocument:
+    """Read a PowerPoint deck: page N is slide N (hidden slides too), headed by its title; pictures that hold text
+    are read by OCR where they stand (kotae.ingest.pictures)."""
     try:
         deck = pptx.Presentation(io.BytesIO(ooxml_strict.package(path, data)))
         band = max(1.0, (deck.slide_height or 6858000) / _BANDS)
-        slides = [_slide_blocks(slide, band) for slide in deck.slides]
+        pictures: list[bytes] = []
+        raw = [_slide_blocks(slide, band, pictures) for slide in deck.slides]
+        read, notes = read_pictures(pictures, as_options(ocr))
+        slides = [[Block(read[int(b.text)]) if b.kind == _PICTURE else b
+                   for b in blocks if b.kind != _PICTURE or read[int(b.text)]] for blocks in raw]
         title = deck.core_properties.title or ""
     except DocumentError:
         raise
@@ -117,6 +133,6 @@ def read_pptx(path: str, data: bytes) -> ParsedDocument:
         texts, found = assemble(blocks, page_count=1)
         pages.append(texts[0])
         sections += [replace(s, page=number) for s in found]
-    warnings = () if any(p.strip() for p in pages) else ("the presentation has no text",)
+    warnings = notes + (() if any(p.strip() for p in pages) else ("the presentation has no text",))
     return ParsedDocument(path=path, kind="pptx", pages=tuple(pages) or ("",), sections=tuple(sections),
                           warnings=warnings, title=title.strip())
