@@ -269,6 +269,15 @@ def test_a_scan_pasted_into_word_or_powerpoint_is_read_where_it_stands(tmp_path,
     deck.save(path)
     page = read_document(str(path)).pages[0]
     assert page.startswith("Notice\n") and cer(text_of(ENGLISH), page.removeprefix("Notice\n")) < 0.05
+    import openpyxl
+    from openpyxl.drawing.image import Image as SheetImage
+    book = openpyxl.Workbook()
+    book.active.append(["Notice"])
+    book.active.add_image(SheetImage(io.BytesIO(scan.getvalue())), "B3")
+    path = tmp_path / "notice.xlsx"
+    book.save(path)
+    page = read_document(str(path)).pages[0]
+    assert page.startswith("Notice\n") and cer(text_of(ENGLISH), page.removeprefix("Notice\n")) < 0.05
 
 @pytest.mark.slow
 @tesseract

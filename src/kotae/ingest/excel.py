@@ -24,6 +24,8 @@ from kotae.ingest import ooxml_strict
 from kotae.ingest.charts import chart_text
 from kotae.ingest.clean import remove_control_chars
 from kotae.ingest.grid import grid_lines, page_of
+from kotae.ingest.ocr import OcrOptions, as_options
+from kotae.ingest.pictures import read_pictures
 from kotae.ingest.registry import register
 from kotae.ingest.xlsx_parts import sheet_parts
 from kotae.types import ParsedDocument, Section
@@ -111,9 +113,10 @@ def _sheet(book: Any, sheet: Any, number: int) -> tuple[str, list[Section], list
 
 
 @register("xlsx", extensions=(".xlsx", ".xlsm"))
-def read_xlsx(path: str, data: bytes) -> ParsedDocument:
+def read_xlsx(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> ParsedDocument:
     """Read an Excel workbook: page N is worksheet N, its name the heading; its charts (also a chart sheet's) after
-    its cells, as their titles and cached figures (kotae.ingest.charts), then its cell notes under "Cell notes"."""
+    its cells, as their titles and cached figures (kotae.ingest.charts), then the text OCR reads in its pictures
+    (kotae.ingest.pictures), then its cell notes under "Cell notes"."""
     try:
         package = ooxml_strict.package(path, data)
         book = openpyxl.load_workbook(io.BytesIO(package), read_only=True, data_only=True)
@@ -127,6 +130,10 @@ def read_xlsx(path: str, data: bytes) -> ParsedDocument:
     warnings: list[str] = []
     try:
         extras = sheet_parts(zipfile.ZipFile(io.BytesIO(package)))
+        pictures = [blob for parts in extras for blob in parts.pictures]
+        read, picture_notes = read_pictures(pictures, as_options(ocr))
+        warnings += picture_notes
+        seen = 0
         for number, sheet in enumerate(book.worksheets, start=1):
             found: list[Section] = []
             notes: list[str] = []
@@ -137,6 +144,9 @@ def read_xlsx(path: str, data: bytes) -> ParsedDocument:
             parts = extras[number - 1] if number <= len(extras) else None
             added: list[tuple[str, tuple[str, ...], str]] = [
                 (chart_text(space), (sheet.title,), "table") for space in (parts.charts if parts else ())]
+            count = len(parts.pictures) if parts else 0
+            added += [(words, (sheet.title,), "text") for words in read[seen:seen + count]]
+            seen += count
             if parts and parts.notes:  # cell notes, after the cells: "B2: 税抜金額…"
                 added.append(("\n".join(f"{ref}: {note}" for ref, note in parts.notes), (sheet.title, NOTES), "text"))
             for shown, heading, kind in added:

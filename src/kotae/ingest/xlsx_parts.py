@@ -1,4 +1,4 @@
-"""What an XLSX package holds beside its cells, per sheet: charts and cell notes (comments).
+"""What an XLSX package holds beside its cells, per sheet: charts, cell notes (comments) and pictures.
 
 openpyxl reads neither in read-only mode (it drops charts on loading, and notes need the full reader), so they are
 found through the package's relationships: workbook → sheet part → its drawing → charts, and sheet part → its
@@ -25,6 +25,7 @@ MAX_NOTES = 5000
 class SheetParts:
     charts: list[Any] = field(default_factory=list)  # `c:chartSpace` elements
     notes: list[tuple[str, str]] = field(default_factory=list)  # (cell reference, note text)
+    pictures: list[bytes] = field(default_factory=list)  # the pictures its drawing places (for OCR)
 
 
 def _rels(z: zipfile.ZipFile, part: str) -> list[tuple[str, str, str]]:
@@ -65,8 +66,12 @@ def sheet_parts(z: zipfile.ZipFile) -> list[SheetParts]:
         found = SheetParts()
         for _, kind, target in _rels(z, part) if part else ():
             if kind == "drawing":
-                for _, kind2, chart in _rels(z, target):
-                    space = parse_part(z.read(chart)) if kind2 == "chart" and chart in z.namelist() else None
+                for _, kind2, item in _rels(z, target):
+                    if item not in z.namelist():
+                        continue
+                    if kind2 == "image":
+                        found.pictures.append(z.read(item))
+                    space = parse_part(z.read(item)) if kind2 == "chart" else None
                     if space is not None:
                         found.charts.append(space)
             elif kind == "comments" and target in z.namelist():
