@@ -261,6 +261,17 @@ def test_a_scan_pasted_into_word_or_powerpoint_is_read_where_it_stands(tmp_path,
     body, _, last = rest.rpartition("\n")
     assert (first, last) == ("Scanned notice:", "End of notice.") and cer(text_of(ENGLISH), body) < 0.05
     assert read_document(str(path), ocr="off").pages == ("Scanned notice:\nEnd of notice.",)
+    from docx.oxml import parse_xml
+    old_style = docx.Document()  # the same scan as older Word files hold a picture (VML)
+    rid, _ = old_style.part.get_or_add_image(io.BytesIO(scan.getvalue()))
+    old_style.add_paragraph().add_run()._r.append(parse_xml(
+        '<w:pict xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+        'xmlns:v="urn:schemas-microsoft-com:vml" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        f'<v:shape style="width:400pt;height:300pt"><v:imagedata r:id="{rid}"/></v:shape></w:pict>'))
+    path = tmp_path / "old.docx"
+    old_style.save(str(path))
+    assert cer(text_of(ENGLISH), read_document(str(path)).pages[0]) < 0.05
     deck = Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[5])
     slide.shapes.title.text = "Notice"

@@ -178,8 +178,8 @@ def _paragraph_blocks(paragraph: Paragraph, pages: _Pages, doc: _Doc) -> Iterato
             yield Block(f"{_note_mark(ref)} {note}", pages.page)
     yield from _chart_blocks(paragraph, pages.page)
     seen: set[str] = set()
-    for blip in paragraph._p.iter(_BLIP):  # its pictures: read by OCR once all are known, or left out
-        rid = blip.get(qn("r:embed")) or ""
+    for blip in paragraph._p.iter(_BLIP, _VML_IMAGE):  # its pictures: read by OCR once all are known, or left out
+        rid = blip.get(qn("r:embed") if blip.tag == _BLIP else qn("r:id")) or ""
         part = paragraph.part.related_parts.get(rid)
         if part is None or rid in seen or _in_fallback(blip):
             continue
@@ -199,6 +199,7 @@ def _in_fallback(element) -> bool:  # type: ignore[no-untyped-def]
 
 
 _BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
+_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"  # a picture as older Word files (and their copies) hold it
 _PICTURE = "picture"  # a placeholder block: its text is the picture's index in `_Doc.pictures`
 
 

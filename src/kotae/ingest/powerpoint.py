@@ -89,7 +89,7 @@ def _slide_blocks(slide: Any, band: float, pictures: list[bytes]) -> list[Block]
             text = _text(shape.text_frame)
             if text:
                 blocks.append(Block(text))
-        elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE:  # read by OCR once all are known, or left out
+        elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE or hasattr(shape, "image"):  # by OCR once all are known
             try:
                 pictures.append(shape.image.blob)
             except (KeyError, ValueError, AttributeError):  # a linked picture: nothing in the file
