@@ -119,8 +119,8 @@ class ChunkSettings:
 
 @dataclass(frozen=True)
 class OcrSettings:
-    mode: str = _opt("auto", "OCR: auto (pages without a usable text layer, and images), always (every "
-                             "page) or off", flag="--ocr", choices=OCR_MODES)
+    mode: str = _opt("auto", "OCR: auto (pages without a usable text layer, images, and pictures in Office "
+                             "files that hold text), always (every page) or off", flag="--ocr", choices=OCR_MODES)
     tesseract: str | None = _opt(None, "the tesseract command (default: tesseract on the PATH)",
                                  env="KOTAE_TESSERACT")
     workers: int = _opt(0, "tesseract processes at once (0: one per core)")
