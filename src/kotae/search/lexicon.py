@@ -107,13 +107,36 @@ def matches(tokens: Sequence[str], side: Side) -> list[tuple[int, int, tuple[Phr
     return out
 
 
+# A Japanese question's words are translated only where they are written without hiragana (kanji, katakana: nouns
+# such as 特許, タイプライター): its verbs and adjectives (取る, 多い) gloss into many loose English words.
+NOUNS_ONLY = True
+# ... and only when at least this share of its nouns occur in no chunk (0: always).
+JA_ABSENT = 0.0
+# ... and only when their translations' best English hits hold more of the question's nouns than its own hits do.
+JA_COMPETE = False
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+
+
+def nominal(run: Sequence[str]) -> bool:
+    """Whether a Japanese token run reads as a noun: no hiragana, no bare number or Latin word."""
+    return all(t and not _HIRAGANA.search(t) and not t.isascii() and not t.isdigit() for t in run)
+
+
+def spans(tokens: Sequence[str], source: str, lexicon: Lexicon) -> list[tuple[int, int, tuple[Phrase, ...]]]:
+    """`matches` on the source's side; for Japanese questions only the runs that read as nouns (`NOUNS_ONLY`)."""
+    found = matches(tokens, lexicon.side(source))
+    if source == "ja" and NOUNS_ONLY:
+        return [(a, b, f) for a, b, f in found if nominal(tokens[a:b])]
+    return found
+
+
 def translations(tokens: Sequence[str], source: str, lexicon: Lexicon, per_term: int = 3,
                  held: Callable[[Phrase], bool] | None = None) -> list[str]:
     """The search tokens of the question's words in the other language (`source`: the question's, "en" or
     "ja"), the first `per_term` translations of each matched phrase (with `held`, the first the corpus holds),
     once each, in order."""
     out: dict[str, None] = {}
-    for _, _, found in matches(tokens, lexicon.side(source)):
+    for _, _, found in spans(tokens, source, lexicon):
         for phrase in [p for p in found if held is None or held(p)][:per_term]:
             out.update(dict.fromkeys(phrase))
     return list(out)
@@ -121,7 +144,7 @@ def translations(tokens: Sequence[str], source: str, lexicon: Lexicon, per_term:
 
 def candidates(tokens: Sequence[str], source: str, lexicon: Lexicon) -> list[str]:
     """Every token of every translation of the question's phrases: what `held` needs looked up."""
-    return list(dict.fromkeys(t for _, _, found in matches(tokens, lexicon.side(source)) for p in found for t in p))
+    return list(dict.fromkeys(t for _, _, found in spans(tokens, source, lexicon) for p in found for t in p))
 
 
 # A name that reads as romanised Japanese (Hepburn or kunrei syllables), which the documents may write in kanji or
@@ -150,7 +173,7 @@ def held_through_translation(query_tokens: Sequence[str], passage_tokens: Sequen
     that says 賃金): what keyword coverage counts across languages."""
     have = set(passage_tokens)
     out: list[str] = []
-    for a, b, found in matches(query_tokens, lexicon.side(source)):
+    for a, b, found in spans(query_tokens, source, lexicon):
         if any(set(p) <= have for p in found[:per_term]):
             out += [t for t in query_tokens[a:b] if t not in have]
     return out
