@@ -35,7 +35,7 @@ from kotae.search import lexicon
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # name → (lexicon.SOURCES, lexicon.NOUNS_ONLY, lexicon.JA_ABSENT, lexicon.JA_COMPETE)
-VARIANTS: dict[str, tuple[tuple[str, ...], bool, float, bool]] = {
+VARIANTS: dict[str, tuple[Any, ...]] = {
     "en only (before)": (("en",), True, 0.0, False),
     "en + ja nouns": (("en", "ja"), True, 0.0, False),
     "en + ja all words": (("en", "ja"), False, 0.0, False),
@@ -44,6 +44,9 @@ VARIANTS: dict[str, tuple[tuple[str, ...], bool, float, bool]] = {
     "ja nouns if 1/2 absent": (("en", "ja"), True, 0.5, False),
     "ja nouns if held better": (("en", "ja"), True, 0.0, True),
     "ja nouns if 1/3 absent and held better": (("en", "ja"), True, 0.33, True),
+    "ja nouns w0.3": (("en", "ja"), True, 0.0, False, 0.3, True),
+    "ja nouns w0.3 keyword only": (("en", "ja"), True, 0.0, False, 0.3, False),
+    "ja nouns w1 keyword only": (("en", "ja"), True, 0.0, False, 1.0, False),
 }
 
 
@@ -118,7 +121,8 @@ def main() -> int:
                      *[os.path.join(args.shared, "samples", f) for f in ans.REAL]])
         try:
             for v in args.variants.split(","):
-                lexicon.SOURCES, lexicon.NOUNS_ONLY, lexicon.JA_ABSENT, lexicon.JA_COMPETE = VARIANTS[v]
+                lexicon.SOURCES, lexicon.NOUNS_ONLY, lexicon.JA_ABSENT, lexicon.JA_COMPETE, *rest = VARIANTS[v]
+                lexicon.JA_WEIGHT, lexicon.JA_DENSE = rest or (1.0, True)
                 k.self_calibrate(force=True)
                 calibration[v] = k.calibration().describe()
                 results[v] = score(k, args.sets.split(","))

@@ -114,6 +114,8 @@ NOUNS_ONLY = True
 JA_ABSENT = 0.0
 # ... and only when their translations' best English hits hold more of the question's nouns than its own hits do.
 JA_COMPETE = False
+JA_WEIGHT = 1.0
+JA_DENSE = True
 _HIRAGANA = re.compile(r"[\u3040-\u309f]")
 
 

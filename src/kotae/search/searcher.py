@@ -228,7 +228,10 @@ class Searcher:
                     qtokens, keyword, found):
                 other.clear()  # the caller's list: no translated dense search either
                 return keyword
-            keyword = add_weighted(keyword, found, s.translation_weight, n)
+            ja = self.translation_source(query) == "ja"
+            keyword = add_weighted(keyword, found, s.translation_weight * (lexicon.JA_WEIGHT if ja else 1.0), n)
+            if ja and not lexicon.JA_DENSE:
+                other.clear()
         return keyword
 
     def _translation_wins(self, qtokens: list[str], own: list[tuple[int, float]],
