@@ -1,6 +1,8 @@
 """The English ↔ Japanese keyword lexicon (kotae.search.lexicon) and its use in keyword search."""
 import json
 
+import pytest
+
 from kotae.config import IndexSettings, SearchSettings
 from kotae.pipeline import index_paths
 from kotae.search import Searcher, autocal, lexicon
@@ -77,6 +79,35 @@ def test_a_corpus_without_the_other_language_translates_nothing(tmp_path, fake_e
     searcher = Searcher(store, fake_embedder)
     assert searcher.translation_source("食堂は何時から？") is None  # no English chunk to search
     assert searcher.translation_source("When does the cafeteria open?") == "en"
+    store.close()
+
+
+def test_a_japanese_question_is_translated_by_its_nouns_alone():
+    lex = lexicon.Lexicon.from_lines([*LINES, "patent\t特許", "take\t取る", "typewriter\tタイプライター"])
+    assert lexicon.translations(["タイプライター", "特許", "取る"], "ja", lex) == ["typewriter", "patent"]
+    assert lexicon.nominal(("特許",)) and not lexicon.nominal(("取る",)) and not lexicon.nominal(("3",))
+    assert lexicon.held_through_translation(["特許", "取る"], ["patent", "take"], "ja", lex) == ["特許"]
+
+
+def test_a_japanese_question_finds_an_english_chunk_at_a_lower_weight(tmp_path, fake_embedder):
+    docs = {**DOCS, "badge.md": "# Badges\n\nA lost badge is replaced by the front desk for a fee.\n"}
+    store = bilingual_store(tmp_path, fake_embedder, docs)
+    on = Searcher(store, fake_embedder, SearchSettings(synonyms=False))
+    off = Searcher(store, fake_embedder, SearchSettings(synonyms=False, translations=0))
+    q = "バッジをなくしたらどうする？"
+    found = on.search(q, mode="keyword")
+    assert found.hits and "badge" in found.hits[0].chunk.text
+    assert not off.search(q, mode="keyword").hits
+    assert found.hits[0].bm25 is not None
+    weighted = found.hits[0].bm25
+    lexicon.SOURCE_WEIGHT["ja"], saved = 1.0, lexicon.SOURCE_WEIGHT["ja"]
+    try:
+        full = on.search(q, mode="keyword").hits[0].bm25
+    finally:
+        lexicon.SOURCE_WEIGHT["ja"] = saved
+    assert weighted == pytest.approx(saved * full)
+    # its translations do not lift the dense search (measured worse): no translated words are embedded
+    assert "embed_translation" not in on.search(q, mode="dense").timings_ms
     store.close()
 
 

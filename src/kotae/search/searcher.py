@@ -132,7 +132,8 @@ class Searcher:
         keyword = self._keyword_search(qtokens, n, doc_ids, query, other)
         t["keyword"] = _ms(t1)
         tvec = None
-        if s.translation_dense > 0 and other and expansion is None:  # the translated words, embedded as a query
+        if (s.translation_dense > 0 and other and expansion is None  # the translated words, embedded as a query
+                and self.translation_source(query) in lexicon.DENSE_SOURCES):
             t1 = time.perf_counter()
             tvec = self.embedder.query(" ".join(other))
             t["embed_translation"] = _ms(t1)
@@ -223,37 +224,9 @@ class Searcher:
                 keyword = add_weighted(keyword, self.store.keyword_search(extra, n, doc_ids), weight, n)
         other = self.translated(query, qtokens) if translated is None else translated
         if other:
-            found = self.store.keyword_search(other, n, doc_ids)
-            if self.translation_source(query) == "ja" and lexicon.JA_COMPETE and not self._translation_wins(
-                    qtokens, keyword, found):
-                other.clear()  # the caller's list: no translated dense search either
-                return keyword
-            ja = self.translation_source(query) == "ja"
-            keyword = add_weighted(keyword, found, s.translation_weight * (lexicon.JA_WEIGHT if ja else 1.0), n)
-            if ja and not lexicon.JA_DENSE:
-                other.clear()
+            w = s.translation_weight * lexicon.SOURCE_WEIGHT.get(self.translation_source(query) or "", 1.0)
+            keyword = add_weighted(keyword, self.store.keyword_search(other, n, doc_ids), w, n)
         return keyword
-
-    def _translation_wins(self, qtokens: list[str], own: list[tuple[int, float]],
-                          found: list[tuple[int, float]]) -> bool:
-        """Whether a Japanese question's nouns are held better by the best English hits of their translations
-        than by its own best hits: the share of the nouns one of the top 3 passages holds (as the word itself,
-        or as a translation) on each side."""
-        nouns = [t for t in dict.fromkeys(qtokens) if lexicon.nominal((t,))]
-        if not nouns:
-            return False
-        lex, per = lexicon.bundled(), self.settings.translations
-        chunks = self.store.chunks([r for r, _ in own[:3] + found[:3]])
-        def share(rows: list[tuple[int, float]], translated: bool) -> float:
-            best = 0.0
-            for r, _ in rows[:3]:
-                if r not in chunks:
-                    continue
-                have = analyze(chunks[r].text)
-                held = set(lexicon.held_through_translation(nouns, have, "ja", lex, per)) if translated else set(have)
-                best = max(best, sum(t in held for t in nouns) / len(nouns))
-            return best
-        return share(found, True) > share(own, False)
 
     def translation_source(self, query: str) -> str | None:
         """The question's language when its words are to be searched in the other language too: an English or
@@ -274,25 +247,12 @@ class Searcher:
             return []
         own = set(qtokens)
         lex = lexicon.bundled()
-        if source == "ja" and not self._foreign_words(qtokens):
-            return []
         held = None
         if lexicon.HELD_ONLY:
             df, _ = self.store.document_frequencies(lexicon.candidates(qtokens, source, lex))
             held = lambda p: all(df.get(t, 0) > 0 for t in p)
         found = lexicon.translations(qtokens, source, lex, self.settings.translations, held)
         return [t for t in found if t not in own]
-
-    def _foreign_words(self, qtokens: list[str]) -> bool:
-        """Whether a Japanese question's nouns are foreign enough to the corpus' Japanese text to be looked for in
-        English too: at least `lexicon.JA_ABSENT` of them (kanji or katakana tokens) occur in no chunk."""
-        nouns = list(dict.fromkeys(t for t in qtokens if lexicon.nominal((t,))))
-        if lexicon.JA_ABSENT <= 0:
-            return True
-        if not nouns:
-            return False
-        df, _ = self.store.document_frequencies(nouns)
-        return sum(df.get(t, 0) == 0 for t in nouns) / len(nouns) >= lexicon.JA_ABSENT
 
     def _other_language(self, query: str, qvec: np.ndarray, ranked: list[tuple[int, float]],
                         dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
