@@ -225,7 +225,9 @@ class SearchSettings:
     # held-out 0.364 → 0.394; pooled held-out hit@1 0.740 → 0.740, nDCG@10 0.848 → 0.852
     translations: int = _opt(3, "keyword search in the corpus' other language: an English question over a corpus "
                                 "with Japanese chunks also searches, for each of its words, the first N Japanese "
-                                "words of the bundled lexicon (JMdict) that the corpus holds (0: off)")
+                                "words of the bundled lexicon (JMdict) that the corpus holds; a Japanese question over a "
+                                "corpus with English chunks, each of its nouns' first N English words, at 0.3 of the "
+                                "weight below (0: off)")
     translation_weight: float = _opt(1.0, "weight of the translated words in keyword search")
     # bench/translated_dense.py, chosen on the fit halves: pooled nDCG@10 fit 0.801 → 0.816 (cross-lingual 0.523
     # → 0.646; paraphrase hit@1 0.455 → 0.364), held-out 0.852 → 0.878 (cross-lingual hit@1 0.394 → 0.576)
