@@ -397,9 +397,10 @@ class Searcher:
 
     def _with_translations(self, query: str, terms: list[str], passages: list[list[str]]) -> list[list[str]]:
         """Each passage's tokens plus the question's words it holds as their translation (translations on), so
-        coverage counts 賃金 for the wage of an English question."""
+        coverage counts 賃金 for the wage of an English question. A Japanese question's translated nouns do not
+        count: 旅行 held as "travel" by a travel policy made 社員旅行の行き先は？ look answered."""
         source = self.translation_source(query)
-        if source is None:
+        if source not in lexicon.COVERAGE_SOURCES:
             return passages
         lex, per = lexicon.bundled(), self.settings.translations
         return [p + lexicon.held_through_translation(terms, p, source, lex, per) for p in passages]
