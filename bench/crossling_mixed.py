@@ -35,7 +35,7 @@ from kotae.search import lexicon
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # name → (lexicon.SOURCES, lexicon.SOURCE_WEIGHT["ja"], lexicon.DENSE_SOURCES[, lexicon.COVERAGE_SOURCES]). Variants measured and dropped
-# (commit d0bcb33 has their code): every word of a Japanese question (verbs too), its nouns only when a share of
+# (commits c9082cb and d0bcb33 have their code): every word of a Japanese question (verbs too), its nouns only when a share of
 # them occur in no chunk, or only when their translations' best hits hold more of them than its own hits do.
 VARIANTS: dict[str, tuple[Any, ...]] = {
     "en only (before)": (("en",), 1.0, ("en",)),
@@ -111,7 +111,7 @@ def main() -> int:
     embedder = get_embedder(DEFAULT_ENGINES[0])
     results: dict[str, list[dict[str, Any]]] = {}
     calibration: dict[str, str] = {}
-    saved = lexicon.SOURCES, dict(lexicon.SOURCE_WEIGHT), lexicon.DENSE_SOURCES
+    saved = lexicon.SOURCES, dict(lexicon.SOURCE_WEIGHT), lexicon.DENSE_SOURCES, lexicon.COVERAGE_SOURCES
     with Kotae.open(args.index, settings=Settings(), embedder=embedder) as k:
         if not k.documents():
             k.index([os.path.join(ROOT, "samples", "docs"),
@@ -125,7 +125,7 @@ def main() -> int:
                 results[v] = score(k, args.sets.split(","))
                 print(v, f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
         finally:
-            lexicon.SOURCES, lexicon.SOURCE_WEIGHT, lexicon.DENSE_SOURCES = saved
+            lexicon.SOURCES, lexicon.SOURCE_WEIGHT, lexicon.DENSE_SOURCES, lexicon.COVERAGE_SOURCES = saved
             k.self_calibrate(force=True)
     m = machine()
     head = (f"Translation variants over one index of samples/docs + the real files of <shared>/samples, "

@@ -127,16 +127,16 @@ class Searcher:
         t["embed"] = _ms(t1)
         qtokens = analyze(query)
         other = self.translated(query, qtokens)
-        t1 = time.perf_counter()
-        # Keyword search runs in every mode too: its ranks are reported and feed the gate.
-        keyword = self._keyword_search(qtokens, n, doc_ids, query, other)
-        t["keyword"] = _ms(t1)
         tvec = None
         if (s.translation_dense > 0 and other and expansion is None  # the translated words, embedded as a query
                 and self.translation_source(query) in lexicon.DENSE_SOURCES):
             t1 = time.perf_counter()
             tvec = self.embedder.query(" ".join(other))
             t["embed_translation"] = _ms(t1)
+        t1 = time.perf_counter()
+        # Keyword search runs in every mode too: its ranks are reported and feed the gate.
+        keyword = self._keyword_search(qtokens, n, doc_ids, query, other)
+        t["keyword"] = _ms(t1)
         terms = list(dict.fromkeys(qtokens))
         df, n_chunks = self.store.document_frequencies(terms) if terms else ({}, 0)
         t1 = time.perf_counter()
