@@ -1,5 +1,5 @@
-"""Dense and hybrid search on the SQLite store at up to 1M chunks: the memory-mapped int8 + sign-bit vector
-file against exact float search.
+"""Dense and hybrid search on the SQLite store at up to 1M chunks: the memory-mapped int8 vector file (every
+row scanned, the best scored exactly) against exact float search.
 
     nice -n 10 python bench/dense_1m.py [--sizes 100000,1000000] [--data ../shared/data] [--queries 100]
 
@@ -253,7 +253,6 @@ def main() -> int:
 
 def save(args: argparse.Namespace, pool: int, results: dict) -> None:  # type: ignore[type-arg]
     payload = {"settings": {**vars(args), "centres": CENTRES, "noise": NOISE, "pool": pool,
-                            "first_per_k": dense_mod.FIRST_PER_K, "first_min": dense_mod.FIRST_MIN,
                             "rescore_per_k": dense_mod.RESCORE_PER_K, "rescore_min": dense_mod.RESCORE_MIN},
                "machine": {**machine(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
                "results": results}
@@ -262,14 +261,13 @@ def save(args: argparse.Namespace, pool: int, results: dict) -> None:  # type: i
 
 def markdown(p: dict) -> str:  # type: ignore[type-arg]
     s, mach = p["settings"], p["machine"]
-    lines = [(f"SQLite dense search over the memory-mapped vector file (int8 codes + sign bits, exact float "
+    lines = [(f"SQLite dense search over the memory-mapped vector file (int8 scan of every row, exact float "
              f"rescoring). Machine: {mach['cpu']}, {mach['cores']} cores, load average {mach['loadavg_1_5_15']} at "
              f"start, {mach['load_average_at_end']} at end. Synthetic corpus: sentences of SciFact/SQuAD 2.0/"
              f"JSQuAD ({s['pool']:,}), vectors clustered around {s['centres']:,} real e5-small embeddings (noise "
              f"{s['noise']}); {s['queries']} real questions (SQuAD 2.0 + JSQuAD), e5-small query vectors; latency "
-             "excludes the query embedding. Candidates: Hamming stage "
-             f"max({s['first_per_k']}·k, {s['first_min']}), int8 stage max({s['rescore_per_k']}·k, "
-             f"{s['rescore_min']}), then exact float; k = 50 (the fusion candidates)."), "",
+             f"excludes the query embedding. Candidates: the int8 scan's best max({s['rescore_per_k']}·k, "
+             f"{s['rescore_min']}) scored exactly in float; k = 50 (the fusion candidates)."), "",
              ("| chunks | recall@10 | recall@50 | top-1 same | filtered recall@10 | dense p50 / p95 | keyword p50 | "
              "hybrid p50 / p95 | filtered hybrid p50 / p95 | exact float dense |"), "|---|---|---|---|---|---|---|---|---|---|"]
     for n, r in p["results"].items():

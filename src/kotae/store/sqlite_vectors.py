@@ -15,7 +15,6 @@ from kotae.store.vectorfile import VectorFile, VectorSet
 
 VECTOR_FILE = "vectors.kvf"
 DELTA_FILE = "vectors-delta.kvf"
-EXTRA_BITS = 0  # random hyperplanes' sign bits beyond the dim coordinates' (bench/dense_candidates.py)
 DELTA_SHARE = 0.2  # a delta (rows added + rows tombstoned) past this share of the base's rows: full rebuild
 _BLOCK = 50_000
 _ROWS = "FROM chunks c JOIN embeddings e ON e.text_hash = c.text_hash"
@@ -79,7 +78,7 @@ def build(db_path: str, path: str) -> VectorSet | None:
         if not docs:
             return None
         dim = len(db.execute(f"SELECT e.vector {_ROWS} LIMIT 1").fetchone()[0]) // 4
-        found = _write_and_load(path, generation, model, dim, docs, _blocks(db, dim), extra_bits=EXTRA_BITS)
+        found = _write_and_load(path, generation, model, dim, docs, _blocks(db, dim))
     finally:
         db.close()
     delta = os.path.join(os.path.dirname(path), DELTA_FILE)
@@ -124,7 +123,7 @@ def update(db_path: str, base: VectorFile, delta: VectorFile | None) -> VectorSe
                 yield from _blocks(db, base.dim, f"WHERE c.doc_id IN ({','.join('?' * len(part))})", tuple(part))
 
         found = _write_and_load(os.path.join(folder, DELTA_FILE), generation, model, base.dim, docs, blocks(),
-                                mean=base.mean, planes=base.planes, base_id=base.file_id, dead=dead)
+                                base_id=base.file_id, dead=dead)
     finally:
         db.close()
     return VectorSet(base, found) if found is not None else None

@@ -2,19 +2,19 @@
 
 One file beside the SQLite database, rebuilt from it when the index's generation moves on. Rows are
 ordered by (document, rowid), so one document is one contiguous range and a filter is a set of ranges.
-Per row it holds int8 codes with one float scale (v ≈ scale · codes, 1 byte per dimension) and, for a
-first pass, the signs of the row minus the index's mean vector μ packed in 64-bit words (1 bit per
-dimension) with two floats, μ · v and |v − μ|: then q · v = μ · v + (q − μ) · (v − μ) + const, and the
-middle term is estimated from the angle the Hamming distance gives, |q − μ| |v − μ| cos(π h / dim). Per document it holds the float sum of its vectors (the gate's mean similarity over
-any set of documents is exact). At 1M × 384 that is ~445 MB, paged in by the OS as it is read: opening the
+Per row it holds int8 codes with one float scale (v ≈ scale · codes, 1 byte per dimension), stored as
+unsigned bytes (code + 128: onnxruntime's fast u8 × s8 kernel takes them as they are; `kotae.search.dense`
+scans every row with it). Per document it holds the float sum of its vectors (the gate's mean similarity over
+any set of documents is exact). At 1M × 384 that is ~390 MB, paged in by the OS as it is read: opening the
 file costs nothing, so a one-shot `kotae ask` does not pay for the whole matrix.
 
 Layout: 8-byte magic, 4-byte header length, a JSON header (sections with offsets), then the sections,
-each aligned to 4 KiB.
+each aligned to 4 KiB. A file of an older layout (KOTAEVF1: sign bits for a Hamming first pass) is not
+loaded, so it is rebuilt.
 
 Writes do not rebuild the whole file: a *delta* file beside it holds the rows of documents added or changed
-since (with the base file's mean, so both files' estimates compare) and names the base file's documents that
-are gone or changed (tombstones, skipped by the search). `VectorSet` is the pair as one set of live rows.
+since and names the base file's documents that are gone or changed (tombstones, skipped by the search).
+`VectorSet` is the pair as one set of live rows.
 """
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-MAGIC = b"KOTAEVF1"
+MAGIC = b"KOTAEVF2"
+CODE_ZERO = 128  # a stored code byte minus this is the int8 code
 _ALIGN = 4096
 
 
@@ -46,12 +47,7 @@ class VectorFile:
     doc_start: np.ndarray  # int64 (docs + 1): rows of document c are doc_start[c]:doc_start[c + 1]
     rowids: np.ndarray  # int64 (n,)
     scales: np.ndarray  # float32 (n,)
-    codes: np.ndarray  # int8 (n, dim)
-    bits: np.ndarray  # uint64 (words, n): column-major, so each word is one contiguous pass
-    mean: np.ndarray  # float32 (dim,): subtracted before taking signs
-    planes: np.ndarray  # float32 (extra, dim): more hyperplanes, whose signs follow the dim coordinates' own
-    offset: np.ndarray  # float32 (n,): mean · v
-    spread: np.ndarray  # float32 (n,): |v - mean|
+    codes: np.ndarray  # uint8 (n, dim): int8 code + CODE_ZERO
     total: np.ndarray  # float64 (dim,): sum of all vectors
     doc_sums: np.ndarray  # float32 (docs, dim)
 
@@ -71,50 +67,19 @@ def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.rint(v / scale[:, None]).astype(np.int8), scale.astype(np.float32)
 
 
-def sign_words(centred: np.ndarray, words: int) -> np.ndarray:
-    """Signs (> 0) of each row packed into `words` uint64 words, shape (rows, words)."""
-    packed = np.packbits(np.atleast_2d(centred) > 0, axis=1)
-    out = np.zeros((packed.shape[0], words * 8), np.uint8)
-    out[:, : packed.shape[1]] = packed
-    return out.view(np.uint64)
-
-
-def signs_of(centred: np.ndarray, planes: np.ndarray) -> np.ndarray:
-    """The values whose signs are the sign bits: the coordinates, then the projections on `planes`."""
-    c = np.atleast_2d(centred)
-    return np.concatenate([c, c @ planes.T], axis=1) if len(planes) else c
-
-
-def random_planes(extra: int, dim: int, seed: int = 0) -> np.ndarray:
-    """`extra` unit hyperplanes, orthonormal in groups of `dim` (a random rotation per group)."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros((extra, dim), np.float32)
-    for lo in range(0, extra, dim):
-        qr = np.linalg.qr(rng.standard_normal((dim, dim)))[0]
-        out[lo : lo + dim] = qr[: min(dim, extra - lo)]
-    return out
-
-
-def _layout(n: int, dim: int, docs: int, extra: int) -> dict[str, tuple[str, tuple[int, ...]]]:
-    words = max(1, -(-(dim + extra) // 64))
+def _layout(n: int, dim: int, docs: int) -> dict[str, tuple[str, tuple[int, ...]]]:
     return {"doc_start": ("<i8", (docs + 1,)), "rowids": ("<i8", (n,)), "scales": ("<f4", (n,)),
-            "codes": ("i1", (n, dim)), "bits": ("<u8", (words, n)), "mean": ("<f4", (dim,)),
-            "planes": ("<f4", (extra, dim)),
-            "offset": ("<f4", (n,)), "spread": ("<f4", (n,)),
-            "total": ("<f8", (dim,)), "doc_sums": ("<f4", (docs, dim))}
+            "codes": ("u1", (n, dim)), "total": ("<f8", (dim,)), "doc_sums": ("<f4", (docs, dim))}
 
 
 def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str, int, str]],
-          blocks: Iterable[tuple[np.ndarray, np.ndarray]], *, mean: np.ndarray | None = None,
-          planes: np.ndarray | None = None, extra_bits: int = 0, base_id: str = "", dead: Iterable[str] = ()) -> None:
+          blocks: Iterable[tuple[np.ndarray, np.ndarray]], *, base_id: str = "", dead: Iterable[str] = ()) -> None:
     """Write the file for `docs` ((doc id, rows, signature), sorted by id) from `blocks` of (rowids, float
     vectors) in (document, rowid) order; atomically (a temporary file renamed over `path`). A delta file
-    passes its base file's `mean`, `planes`, `base_id` and the base's `dead` documents; a base file takes
-    `extra_bits` random hyperplanes beyond the `dim` coordinates' signs."""
-    planes = random_planes(extra_bits, dim) if planes is None else np.asarray(planes, np.float32)
+    passes its base file's `base_id` and the base's `dead` documents."""
     counts = np.array([c for _, c, _ in docs], dtype=np.int64)
     n, nd = int(counts.sum()), len(docs)
-    layout = _layout(n, dim, nd, len(planes))
+    layout = _layout(n, dim, nd)
     sections: dict[str, tuple[int, str, list[int]]] = {}
     offset = 0
     for name, (dtype, shape) in layout.items():
@@ -133,8 +98,7 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
             f.truncate(base + max(offset, 1))
         mm = np.memmap(tmp, dtype=np.uint8, mode="r+")
         arr = {k: _view(mm, base, *s) for k, s in sections.items()}
-        arr["planes"][:] = planes
-        _fill(arr, counts, blocks, mean)
+        _fill(arr, counts, blocks)
         mm.flush()
         del arr, mm
         os.replace(tmp, path)
@@ -144,19 +108,19 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
         raise
 
 
-def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple[np.ndarray, np.ndarray]],
-          mean: np.ndarray | None) -> None:
+def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
     arr["doc_start"][0] = 0
     np.cumsum(counts, out=arr["doc_start"][1:])
     doc_of_row = np.repeat(np.arange(len(counts)), counts)
     sums = np.zeros(arr["doc_sums"].shape, np.float64)
     total = np.zeros(arr["total"].shape, np.float64)
     lo = 0
-    for rowids, vectors in blocks:  # pass 1: codes, scales, sums
+    for rowids, vectors in blocks:
         hi = lo + len(rowids)
         v = np.asarray(vectors, dtype=np.float32)
         arr["rowids"][lo:hi] = rowids
-        arr["codes"][lo:hi], arr["scales"][lo:hi] = quantize(v)
+        codes, arr["scales"][lo:hi] = quantize(v)
+        arr["codes"][lo:hi] = codes.view(np.uint8) ^ np.uint8(CODE_ZERO)  # two's complement: x + 128
         docs = doc_of_row[lo:hi]
         starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
         sums[docs[starts]] += np.add.reduceat(v.astype(np.float64), starts, axis=0)
@@ -166,15 +130,6 @@ def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple
         raise ValueError(f"vector file: {lo} rows written, {len(doc_of_row)} expected")
     arr["doc_sums"][:] = sums
     arr["total"][:] = total
-    mean = (total / max(lo, 1)).astype(np.float32) if mean is None else np.asarray(mean, np.float32)
-    arr["mean"][:] = mean
-    words = arr["bits"].shape[0]
-    for a in range(0, lo, 65536):  # pass 2: signs around the mean
-        b = min(lo, a + 65536)
-        centred = arr["codes"][a:b].astype(np.float32) * arr["scales"][a:b, None] - mean
-        arr["bits"][:, a:b] = sign_words(signs_of(centred, arr["planes"]), words).T
-        arr["offset"][a:b] = centred @ mean + mean @ mean
-        arr["spread"][a:b] = np.linalg.norm(centred, axis=1)
 
 
 def _view(mm: np.memmap, base: int, offset: int, dtype: str, shape: list[int]) -> np.ndarray:
