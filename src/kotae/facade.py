@@ -195,6 +195,7 @@ class Kotae(Conversations):
                              names=names, read=read_isolated if isolated else None)
         if self.self_calibrate() is not None or report.indexed:  # also refits a gate an older kotae fitted
             self.store.vector_file()  # built now (if calibration did not), so a one-shot `ask` only maps it
+            self.store.keyword_file(build=True)  # a large index's term → rows file (SQLite), for this generation
         return report
 
     @staticmethod

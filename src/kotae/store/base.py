@@ -176,9 +176,14 @@ class Store(ABC):
         raise NotImplementedError(f"{type(self).__name__} searches through dense_matrix()")
 
     def vector_file(self) -> VectorSet | None:
-        """A memory-mapped int8 + sign-bit copy of the vectors for this generation, a base file and a delta
+        """A memory-mapped int8 copy of the vectors for this generation, a base file and a delta
         (searched in process with exact rescoring through `exact_vectors`); None: the Searcher searches
         `dense_matrix()` instead."""
+        return None
+
+    def keyword_file(self, build: bool = False) -> object | None:
+        """A store's own structure for faster keyword search of this generation, written when `build` and
+        worth it (SQLite: `postings`); None where the store has none."""
         return None
 
     def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

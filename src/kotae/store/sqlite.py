@@ -12,7 +12,7 @@ import numpy as np
 
 from kotae.embed.base import model_name
 from kotae.errors import IndexMismatch
-from kotae.store import conversations, sqlite_vectors
+from kotae.store import conversations, postings, sqlite_vectors
 from kotae.store.base import SCHEMA_VERSION, DenseMatrix, Filter, Store, register
 from kotae.store.conversations import History
 from kotae.store.sqlite_keyword import KeywordPruner
@@ -20,6 +20,7 @@ from kotae.store.vectorfile import VectorSet
 from kotae.types import Chunk, DocumentInfo, PageWords
 
 _TOKENIZE = '"unicode61 remove_diacritics 0"'
+KEYWORD_FILE = "keywords.kpf"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents(
@@ -67,6 +68,9 @@ class SQLiteStore(Store):
         # exact top-k pruning of the keyword search (sqlite_keyword); off: FTS5 scores every matching row
         self.keyword_pruning = True
         self._pruner = KeywordPruner(_TOKENIZE) if self._fts_tokenizer_is(_TOKENIZE) else None
+        # the memory-mapped term → rows file of a large index (postings); off: FTS5 alone
+        self.keyword_file_search = True
+        self._postings: tuple[int, postings.PostingsFile | None] | None = None  # (generation, file or None)
         with self._tx():
             found = self.meta("schema_version")
             if found is None:
@@ -231,12 +235,46 @@ class SQLiteStore(Store):
         with self._lock:
             return sqlite_vectors.exact_vectors(self._db, rowids)
 
+    def keyword_file(self, build: bool = False) -> postings.PostingsFile | None:
+        """The term → rows file of this generation (`postings`), mapped; with `build`, written first when it
+        is missing or stale and the index holds at least postings.MIN_ROWS chunks. None: FTS5 alone."""
+        if self._pruner is None:
+            return None
+        generation = self.generation()
+        known = self._postings
+        if known is None or known[0] != generation or (build and known[1] is None):
+            path = os.path.join(self.location, KEYWORD_FILE)
+            found = postings.load(path)
+            if found is not None and found.generation != generation:
+                found = None
+            if found is None and build and int(self._q("SELECT count(*) FROM chunks")[0][0]) >= postings.MIN_ROWS:
+                splitter = KeywordPruner(_TOKENIZE)  # its own scratch tokenizer: searches go on meanwhile
+                try:
+                    found = postings.build(self.path, path, splitter.split_all)
+                except PermissionError:  # a read-only index folder: FTS5 alone
+                    found = None
+                finally:
+                    splitter.close()
+                if found is not None and found.generation != generation:
+                    found = None  # written while another process wrote: the next build catches up
+            known = self._postings = (generation, found)
+        return known[1]
+
     def keyword_search(self, tokens, limit, doc_ids) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
-        """FTS5 bm25 over the terms (ties by rowid); pruned to the rows that can reach the top `limit` (the
-        same list, see sqlite_keyword) unless `keyword_pruning` is off."""
+        """FTS5 bm25 over the terms (ties by rowid): from the term → rows file when it is current (the same
+        list, see postings), else pruned to the rows that can reach the top `limit` (the same list, see
+        sqlite_keyword) unless `keyword_pruning` is off."""
         terms = list(dict.fromkeys(t for t in tokens if t))
         if not terms or (doc_ids is not None and not doc_ids):
             return []
+        if self.keyword_file_search and self._pruner is not None:
+            pf = self.keyword_file()
+            if pf is not None:
+                with self._lock:
+                    toks = [self._pruner.tokens(t) for t in terms]
+                found = postings.search(pf, toks, limit, doc_ids)
+                if found is not None:
+                    return found
         if self.keyword_pruning and self._pruner is not None:
             with self._lock:
                 self._pruner.refresh(self._db, self.generation())

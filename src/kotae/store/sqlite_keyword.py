@@ -141,6 +141,11 @@ class KeywordPruner:
             else:
                 self.mixed[piece] = toks
 
+    def split_all(self, texts: list[str]) -> list[list[str]]:
+        """Each row text's FTS5 tokens (its new pieces learnt first)."""
+        self.learn({p for t in texts for p in t.split()})
+        return [self.split(t) for t in texts]
+
     def split(self, text: str) -> list[str]:
         """The tokens FTS5 makes of a row's text (its pieces learnt already)."""
         out: list[str] = []

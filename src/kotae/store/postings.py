@@ -1,0 +1,220 @@
+"""Keyword search at a million chunks: a memory-mapped term → rows file beside the SQLite database
+(`keywords.kpf`), scored with numpy in FTS5's own bm25, so the results are the plain FTS5 query's.
+
+FTS5 walks every row holding a query term and calls bm25() per row (~1.3 µs a row: 50–900 ms for a question
+with common words at 1M chunks). This file holds, per FTS5 token, the rows holding it and how often, and per
+row its token count (FTS5's docsize) and document; a search adds each term's bm25 share over its rows in
+numpy, in the query's order of terms, with FTS5's IDF, k1, b and average row length (its averages record), so
+every score is the double FTS5 computes, bit for bit, and ties go by rowid as in the SQL. A query term that the
+tokenizer makes several tokens of (a phrase: needs positions) is not served here: the store runs FTS5.
+
+The file is written for one index generation (at the end of `kotae index` when the index holds at least
+MIN_ROWS chunks) and used only while the generation is unchanged: after any write the store searches FTS5
+again until the file is rebuilt, so results never depend on it being current.
+
+Layout: 8-byte magic, 4-byte header length, a JSON header (generation, FTS5's row and token totals, document
+ids, sections), then the sections, each aligned to 4 KiB. Terms are sorted by their UTF-8 bytes (binary search).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import struct
+import tempfile
+from array import array
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kotae.store.sqlite_keyword import K1, B, idf, varint
+
+MAGIC = b"KOTAEKP1"
+MIN_ROWS = 20_000  # below this FTS5 answers in a few ms (bench/keyword_pruning.py): no file
+_ALIGN = 4096
+
+
+@dataclass(frozen=True)
+class PostingsFile:
+    generation: int
+    n_rows: int  # FTS5's averages record: rows and tokens (its N and average row length)
+    n_tokens: int
+    doc_ids: list[str]  # document code = position
+    rowids: np.ndarray  # int64 (n,), ascending: row i is rowid rowids[i]
+    sizes: np.ndarray  # int32 (n,): FTS5's docsize (tokens in the row)
+    doc_code: np.ndarray  # int32 (n,)
+    term_blob: np.ndarray  # uint8: the terms' UTF-8 bytes, sorted, back to back
+    term_ends: np.ndarray  # int64 (terms,): end of each term in term_blob
+    starts: np.ndarray  # int64 (terms + 1,): term t's postings are rows/freqs[starts[t]:starts[t + 1]]
+    rows: np.ndarray  # int32 (postings,): row indices, ascending within a term
+    freqs: np.ndarray  # uint16 (postings,): occurrences of the term in the row
+
+    def find(self, term: str) -> int | None:
+        """The term's position (binary search over the sorted UTF-8 bytes), None when absent."""
+        key = term.encode("utf-8")
+        ends, blob = self.term_ends, self.term_blob
+        lo, hi = 0, len(ends)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = int(ends[mid - 1]) if mid else 0
+            got = blob[start : int(ends[mid])].tobytes()
+            if got == key:
+                return mid
+            if got < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return None
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        t = self.find(term)
+        if t is None:
+            return np.zeros(0, np.int32), np.zeros(0, np.uint16)
+        a, b = int(self.starts[t]), int(self.starts[t + 1])
+        return self.rows[a:b], self.freqs[a:b]
+
+
+def search(pf: PostingsFile, tokens: Sequence[tuple[str, ...]], limit: int,
+           doc_ids: set[str] | None) -> list[tuple[int, float]] | None:
+    """The top `limit` (rowid, score) by FTS5's bm25 for the query terms (each given as the tokens FTS5 makes
+    of it, in query order), ties by rowid; None when a term is a phrase of several tokens (FTS5 must run)."""
+    if any(len(t) > 1 for t in tokens):
+        return None
+    if limit <= 0 or pf.n_rows == 0:
+        return []
+    avgdl = pf.n_tokens / pf.n_rows
+    acc = np.zeros(len(pf.rowids), np.float64)
+    for toks in tokens:
+        if not toks:
+            continue  # a term with no token: FTS5 adds 0.0 for it
+        rows, freqs = pf.postings(toks[0])
+        if not len(rows):
+            continue
+        w = idf(pf.n_rows, len(rows))
+        f = freqs.astype(np.float64)
+        size = pf.sizes[rows].astype(np.float64)
+        acc[rows] += w * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * size / avgdl)))  # fts5Bm25Function's order
+    cand = np.flatnonzero(acc > 0.0)
+    if doc_ids is not None:
+        code = {d: i for i, d in enumerate(pf.doc_ids)}
+        ok = np.zeros(len(pf.doc_ids), bool)
+        ok[[code[d] for d in doc_ids if d in code]] = True
+        cand = cand[ok[pf.doc_code[cand]]]
+    scores = acc[cand]
+    if len(cand) > limit:
+        kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+        keep = scores >= kth
+        cand, scores = cand[keep], scores[keep]
+    order = np.lexsort((cand, -scores))[:limit]  # rows ascend with rowids: ties by rowid
+    return [(int(pf.rowids[cand[i]]), float(scores[i])) for i in order]
+
+
+# --- writing --------------------------------------------------------------------------------------
+def build(db_path: str, path: str, split: Callable[[list[str]], list[list[str]]]) -> PostingsFile | None:
+    """Write the file for the database's current generation from one read snapshot and map it. `split`
+    gives each row text's FTS5 tokens (the store's tokenizer). None (no file) when the index is empty or a
+    row's tokens disagree with FTS5's docsize (the store then keeps FTS5)."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None)
+    try:
+        db.execute("BEGIN")
+        generation = int(db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+        record = db.execute("SELECT block FROM chunk_fts_data WHERE id=1").fetchone()
+        if record is None or not record[0]:
+            return None
+        n_rows, n_tokens = _totals(record[0])
+        doc_ids = [d for (d,) in db.execute("SELECT DISTINCT doc_id FROM chunks ORDER BY doc_id")]
+        code = {d: i for i, d in enumerate(doc_ids)}
+        vocab: dict[str, int] = {}
+        terms, rows, freqs = array("i"), array("i"), array("I")
+        rowids, sizes, docs = array("q"), array("i"), array("i")
+        cur = db.execute("SELECT f.id, f.c0, s.sz, c.doc_id FROM chunk_fts_content f "
+                         "JOIN chunk_fts_docsize s ON s.id = f.id JOIN chunks c ON c.rowid = f.id ORDER BY f.id")
+        while block := cur.fetchmany(5000):
+            for (rowid, _, sz, doc), toks in zip(block, split([r[1] or "" for r in block]), strict=True):
+                if varint(sz)[0] != len(toks):
+                    return None
+                i = len(rowids)
+                rowids.append(int(rowid))
+                sizes.append(len(toks))
+                docs.append(code[doc])
+                for tok, n in Counter(toks).items():
+                    terms.append(vocab.setdefault(tok, len(vocab)))
+                    rows.append(i)
+                    freqs.append(n)
+        if len(rowids) != n_rows:
+            return None
+    finally:
+        db.close()
+    f = np.frombuffer(freqs, np.uint32)
+    if len(f) and int(f.max()) > 0xFFFF:
+        return None
+    words = sorted(vocab, key=lambda w: w.encode("utf-8"))
+    rank = np.empty(len(vocab), np.int64)
+    rank[[vocab[w] for w in words]] = np.arange(len(words))
+    t = rank[np.frombuffer(terms, np.int32)] if len(terms) else np.zeros(0, np.int64)
+    order = np.argsort(t, kind="stable")  # rows stay ascending within a term
+    blob = b"".join(w.encode("utf-8") for w in words)
+    arrays: dict[str, np.ndarray] = {
+        "rowids": np.frombuffer(rowids, np.int64), "sizes": np.frombuffer(sizes, np.int32),
+        "doc_code": np.frombuffer(docs, np.int32), "term_blob": np.frombuffer(blob, np.uint8),
+        "term_ends": np.cumsum([len(w.encode("utf-8")) for w in words], dtype=np.int64),
+        "starts": np.concatenate([[0], np.cumsum(np.bincount(t, minlength=len(words)))]).astype(np.int64),
+        "rows": np.frombuffer(rows, np.int32)[order], "freqs": f[order].astype(np.uint16),
+    }
+    _write(path, {"generation": generation, "n_rows": n_rows, "n_tokens": n_tokens, "doc_ids": doc_ids}, arrays)
+    return load(path)
+
+
+def _totals(record: bytes) -> tuple[int, int]:
+    n_rows, i = varint(record)
+    return n_rows, varint(record, i)[0]
+
+
+def _write(path: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:  # type: ignore[type-arg]
+    sections: dict[str, tuple[int, str, list[int]]] = {}
+    offset = 0
+    for name, a in arrays.items():
+        offset = -(-offset // _ALIGN) * _ALIGN
+        sections[name] = (offset, a.dtype.str, list(a.shape))
+        offset += a.nbytes
+    header = json.dumps({**meta, "sections": sections}).encode()
+    base = -(-(12 + len(header)) // _ALIGN) * _ALIGN
+    fd, tmp = tempfile.mkstemp(prefix=".keywords-", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(MAGIC + struct.pack("<I", len(header)) + header)
+            for name, a in arrays.items():
+                out.seek(base + sections[name][0])
+                out.write(np.ascontiguousarray(a).tobytes())
+            out.truncate(base + max(offset, 1))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load(path: str) -> PostingsFile | None:
+    """Map the file read-only; None when it is missing or not of this version."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+            if len(head) < 12 or head[:8] != MAGIC:
+                return None
+            size = struct.unpack("<I", head[8:])[0]
+            header = json.loads(f.read(size))
+    except (OSError, ValueError):
+        return None
+    base = -(-(12 + size) // _ALIGN) * _ALIGN
+    mm = np.memmap(path, dtype=np.uint8, mode="r")
+    arr = {}
+    for name, (offset, dtype, shape) in header["sections"].items():
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        arr[name] = mm[base + offset : base + offset + nbytes].view(dtype).reshape(shape)
+    try:
+        return PostingsFile(generation=int(header["generation"]), n_rows=int(header["n_rows"]),
+                            n_tokens=int(header["n_tokens"]), doc_ids=header["doc_ids"], **arr)
+    except (KeyError, TypeError):
+        return None

@@ -1,0 +1,104 @@
+"""The SQLite store's term → rows file (kotae.store.postings): the same list, scores bit for bit, as FTS5
+scoring every matching row, and never used once the index has changed."""
+import os
+import random
+
+import pytest
+
+from kotae.store import open_store, postings
+from kotae.store.sqlite import KEYWORD_FILE
+from test_keyword_pruning import COMMON, ODD, RARE, _corpus
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setattr(postings, "MIN_ROWS", 0)  # a file however small the corpus
+    s = open_store(str(tmp_path / "idx"))
+    s.bind_model("m@1/4")
+    yield s
+    s.close()
+
+
+def _fts5(store, terms, limit, doc_ids=None):
+    store.keyword_file_search, store.keyword_pruning = False, False
+    try:
+        return store.keyword_search(terms, limit, doc_ids)
+    finally:
+        store.keyword_file_search, store.keyword_pruning = True, True
+
+
+def _from_file(store, terms, limit, doc_ids=None):
+    pf = store.keyword_file()
+    assert pf is not None
+    with store._lock:
+        toks = [store._pruner.tokens(t) for t in dict.fromkeys(terms)]
+    return postings.search(pf, toks, limit, doc_ids)
+
+
+def test_file_results_are_fts5_results(store):
+    rng = random.Random(11)
+    _corpus(store, rng)
+    assert store.keyword_file(build=True) is not None
+    served = 0
+    for q in range(120):
+        terms = rng.sample(COMMON, rng.randint(0, 4)) + rng.sample(RARE, rng.randint(1, 4))
+        if q % 5 == 0:
+            terms += rng.sample(ODD, 2)  # folded ("ÄPFEL" → äpfel) or split ("wi-fi": a phrase)
+        if q % 9 == 0:
+            terms.append("absent")
+        rng.shuffle(terms)
+        for limit in (1, 10, 50, 2000):
+            want = _fts5(store, terms, limit)
+            got = _from_file(store, terms, limit)
+            if got is None:  # a phrase of several tokens: FTS5 runs
+                assert any(len(store._pruner.tokens(t)) > 1 for t in terms)
+                continue
+            served += 1
+            assert got == want  # rowids, order (ties by rowid) and float scores
+            assert store.keyword_search(terms, limit, None) == want
+        flt = {"id2", "id5", "nope"}
+        got = _from_file(store, terms, 10, flt)
+        assert got is None or got == _fts5(store, terms, 10, flt)
+    assert served > 350  # most queries were answered from the file
+
+
+def test_a_write_makes_the_file_stale_and_fts5_answers(store):
+    rng = random.Random(5)
+    _corpus(store, rng, docs=3)
+    pf = store.keyword_file(build=True)
+    assert pf is not None and os.path.exists(os.path.join(store.location, KEYWORD_FILE))
+    store.remove_document("/c/1.txt")
+    assert store.keyword_file() is None  # the file names the old generation: not used
+    terms = ["c0", "r3", "r9"]
+    assert store.keyword_search(terms, 10, None) == _fts5(store, terms, 10)
+    rebuilt = store.keyword_file(build=True)
+    assert rebuilt is not None and rebuilt.generation == store.generation()
+    assert _from_file(store, terms, 10) == _fts5(store, terms, 10)
+    assert "id1" not in rebuilt.doc_ids
+
+
+def test_small_index_gets_no_file(tmp_path):
+    s = open_store(str(tmp_path / "idx"))
+    s.bind_model("m@1/4")
+    _corpus(s, random.Random(1), docs=1, per=20)
+    assert s.keyword_file(build=True) is None  # under postings.MIN_ROWS: FTS5 is fast enough
+    assert not os.path.exists(os.path.join(s.location, KEYWORD_FILE))
+    s.close()
+
+
+def test_kotae_index_writes_the_file_and_search_uses_it(tmp_path, monkeypatch):
+    from conftest import FakeEmbedder
+    from kotae.facade import Kotae
+
+    monkeypatch.setattr(postings, "MIN_ROWS", 0)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"n{i}.md").write_text(f"# Note {i}\n\nThe reimbursement limit is {i + 1}0 dollars per trip.\n")
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([str(docs)], isolate=False)
+        assert os.path.exists(os.path.join(str(tmp_path / "idx"), KEYWORD_FILE))
+        pf = k.store.keyword_file()
+        assert pf is not None and pf.generation == k.store.generation()
+        got = k.store.keyword_search(["reimburs", "limit"], 5, None)
+        assert got and got == _fts5(k.store, ["reimburs", "limit"], 5)
