@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 
@@ -42,9 +43,11 @@ def main() -> int:
     if os.path.exists(path):
         os.unlink(path)
     store = open_store(args.index)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0 = time.perf_counter()
     pf = store.keyword_file(build=True)
     build_s = time.perf_counter() - t0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the process's peak so far: the build
     assert pf is not None, "no file was written (index under postings.MIN_ROWS chunks?)"
     searcher = Searcher(store, embedder)
     for q in qtexts[:3]:
@@ -81,6 +84,7 @@ def main() -> int:
     n = len(qtexts)
     res = {"chunks": len(pf.rowids), "terms": len(pf.term_ends), "postings": len(pf.rows),
            "file_mb": round(os.path.getsize(path) / 2**20, 1), "build_s": round(build_s, 1),
+           "peak_rss_mb_after_build": round(peak_mb), "peak_rss_mb_before_build": round(rss_before),
            "same_top10": same_hits, "same_top10_bm25": same_kw, "same_filtered": same_filtered, "questions": n}
     for way in ("fts5", "file"):
         res[way] = {"keyword_p50_ms": round(percentile(kw[way], 50), 1), "keyword_p95_ms": round(percentile(kw[way], 95), 1),
@@ -94,7 +98,8 @@ def main() -> int:
               f"chunks ({args.index}), {n} questions, each way {args.rounds} times interleaved, fastest per question. "
               f"Machine: {m['cpu']}, {m['cores']} cores, load {m['loadavg_1_5_15']} at start, "
               f"{m['load_average_at_end']} at end. Command: `python bench/keyword_postings.py --index DIR`."), "",
-             (f"File: {res['terms']:,} terms, {res['postings']:,} postings, {res['file_mb']} MB, built in {res['build_s']} s. "
+             (f"File: {res['terms']:,} terms, {res['postings']:,} postings, {res['file_mb']} MB, built in {res['build_s']} s "
+              f"(process peak RSS {res['peak_rss_mb_before_build']} MB before the build, {res['peak_rss_mb_after_build']} MB after). "
              f"Same top 10 (rowids) {same_hits}/{n}; same rowids and bm25 scores {same_kw}/{n}, filtered "
               f"{same_filtered}/{n}. Filtered: ~10 % of the documents, one run each way."), "",
              "| keyword search | keyword p50 / p95 ms | hybrid search p50 / p95 ms | filtered hybrid p50 / p95 ms |",

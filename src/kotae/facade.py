@@ -185,7 +185,8 @@ class Kotae(Conversations):
         Unchanged files are skipped; `names` gives explicit files their display name (e.g. an upload's).
         With `isolate` (default `index.limits.isolate`) each file is read in a child process under
         `index.limits` (`kotae.isolate`): what the server does with uploads.
-        The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`)."""
+        The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`), and the
+        store writes what makes searching a large index fast (the vector file, a term → rows file)."""
         from kotae.isolate import read_isolated
         from kotae.pipeline import index_paths
 

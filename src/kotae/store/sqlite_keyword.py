@@ -142,9 +142,11 @@ class KeywordPruner:
                 self.mixed[piece] = toks
 
     def split_all(self, texts: list[str]) -> list[list[str]]:
-        """Each row text's FTS5 tokens (its new pieces learnt first)."""
-        self.learn({p for t in texts for p in t.split()})
-        return [self.split(t) for t in texts]
+        """Each row text's FTS5 tokens (its new pieces learnt first); a row of plain pieces as it stands."""
+        pieces = [t.split() for t in texts]
+        self.learn(set().union(*pieces) if pieces else set())
+        mixed = self.mixed.keys()
+        return [p if mixed.isdisjoint(p) else [x for q in p for x in self.mixed.get(q, (q,))] for p in pieces]
 
     def split(self, text: str) -> list[str]:
         """The tokens FTS5 makes of a row's text (its pieces learnt already)."""
