@@ -105,8 +105,9 @@ def main() -> int:
             t0 = time.perf_counter()
             build(store, n, embedder.dim, pool, random.Random(n))
             build_s = time.perf_counter() - t0
+            store.keyword_file(build=True)  # as `kotae index` leaves an index of >= 20,000 chunks
             searcher = Searcher(store, embedder, reranker=reranker)
-            searcher.search("warm up")  # loads the matrix
+            searcher.search("warm up")  # maps the vector file
             per_mode = {}
             for mode in ("dense", "keyword", "hybrid") + (("hybrid+rerank",) if reranker else ()):
                 stages: dict[str, list[float]] = {}
