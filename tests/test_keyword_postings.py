@@ -102,3 +102,19 @@ def test_kotae_index_writes_the_file_and_search_uses_it(tmp_path, monkeypatch):
         assert pf is not None and pf.generation == k.store.generation()
         got = k.store.keyword_search(["reimburs", "limit"], 5, None)
         assert got and got == _fts5(k.store, ["reimburs", "limit"], 5)
+
+
+def test_a_run_told_more_writes_follow_leaves_the_file_to_the_next(tmp_path, monkeypatch):
+    from conftest import FakeEmbedder
+    from kotae.facade import Kotae
+
+    monkeypatch.setattr(postings, "MIN_ROWS", 0)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nMileage is paid at the standard rate.\n")
+    path = os.path.join(str(tmp_path / "idx"), KEYWORD_FILE)
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([str(docs)], isolate=False, keyword_file=False)  # the upload worker, more uploads queued
+        assert not os.path.exists(path)
+        k.index([str(docs)], isolate=False)  # nothing new to read, but the stale file is written now
+        assert os.path.exists(path) and k.store.keyword_file() is not None

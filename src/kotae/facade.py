@@ -180,13 +180,15 @@ class Kotae(Conversations):
         return s
 
     def index(self, paths: Iterable[str], progress: Progress | None = None, *, force: bool = False,
-              names: Mapping[str, str] | None = None, isolate: bool | None = None) -> IndexReport:
+              names: Mapping[str, str] | None = None, isolate: bool | None = None,
+              keyword_file: bool = True) -> IndexReport:
         """Index files and folders (recursive); each file succeeds or fails alone, in one transaction.
         Unchanged files are skipped; `names` gives explicit files their display name (e.g. an upload's).
         With `isolate` (default `index.limits.isolate`) each file is read in a child process under
         `index.limits` (`kotae.isolate`): what the server does with uploads.
         The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`), and the
-        store writes what makes searching a large index fast (the vector file, a term → rows file)."""
+        store writes what makes searching a large index fast (the vector file; with `keyword_file`, a large
+        index's term → rows file, left stale when more writes follow at once: the upload worker's queue)."""
         from kotae.isolate import read_isolated
         from kotae.pipeline import index_paths
 
@@ -196,7 +198,8 @@ class Kotae(Conversations):
                              names=names, read=read_isolated if isolated else None)
         if self.self_calibrate() is not None or report.indexed:  # also refits a gate an older kotae fitted
             self.store.vector_file()  # built now (if calibration did not), so a one-shot `ask` only maps it
-            self.store.keyword_file(build=True)  # a large index's term → rows file (SQLite), for this generation
+        if keyword_file:  # (re)written when stale, also after earlier runs that left it so
+            self.store.keyword_file(build=True)
         return report
 
     @staticmethod

@@ -115,7 +115,9 @@ class IndexWorker:
     def _index(self, job: Job) -> None:
         try:
             # Uploads are untrusted: each is read in a child process under index.limits (kotae.isolate).
-            report = self.kotae.index([job.path], names={job.path: job.file}, isolate=True)
+            # a large index's keyword file is rebuilt once the queue is empty, not after every upload
+            report = self.kotae.index([job.path], names={job.path: job.file}, isolate=True,
+                                      keyword_file=self._queue.empty())
         except Exception as e:
             log.exception("indexing %s failed", job.path)
             self._fail(job, f"{job.file}: could not be indexed ({type(e).__name__}: {e})")
