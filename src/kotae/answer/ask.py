@@ -167,7 +167,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
         return complete.Composed((only,), (), "complete", ())
-    vecs = embedder.passages([c.text for c in cands])
+    vecs = searcher.sentences.passages([c.text for c in cands])
     asked = checks.parts(question)
     part_vecs = [qvec] if len(asked) == 1 else list(embedder.queries(asked))
     part_tokens = [analyze(checks.without_asking(p)) for p in asked]

@@ -11,6 +11,7 @@ import numpy as np
 from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
+from kotae.embed.memo import PassageMemo
 from kotae.search import lexicon
 from kotae.search.analyze import analyze, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
@@ -73,6 +74,7 @@ class Searcher:
         self.embedder = embedder
         self.settings = settings or SearchSettings()
         self.reranker = reranker
+        self.sentences = PassageMemo(embedder)  # the extractive answer's sentence vectors, kept across questions
         self.fixed_gate = fixed_gate  # the settings' thresholds win over the index's calibration
         self._dense: DenseIndex | QuantizedIndex | None = None
         self._info: dict[int, float] = {}
