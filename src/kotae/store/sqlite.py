@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -19,6 +20,7 @@ from kotae.store.sqlite_keyword import KeywordPruner
 from kotae.store.vectorfile import VectorSet
 from kotae.types import Chunk, DocumentInfo, PageWords
 
+log = logging.getLogger(__name__)
 _TOKENIZE = '"unicode61 remove_diacritics 0"'
 KEYWORD_FILE = "keywords.kpf"
 _SCHEMA = f"""
@@ -251,7 +253,8 @@ class SQLiteStore(Store):
                 splitter = KeywordPruner(_TOKENIZE)  # its own scratch tokenizer: searches go on meanwhile
                 try:
                     found = postings.build(self.path, path, splitter.split_all)
-                except PermissionError:  # a read-only index folder: FTS5 alone
+                except OSError as e:  # a read-only index folder, a full disk: FTS5 alone, as before
+                    log.warning("%s not written (%s); keyword search uses FTS5", path, e)
                     found = None
                 finally:
                     splitter.close()
