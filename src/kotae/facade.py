@@ -243,6 +243,7 @@ class Kotae(Conversations):
         notices: list[str] = []
         embedder = choose_embedder(model, None, warn=notices.append)
         n = reembed(self.store, embedder, progress)
+        self.store.keyword_file(build=True)  # the texts are the same, but the index state moved on
         self.notices += notices
         with self._lazy:
             self.embedder, self._searcher = embedder, None
