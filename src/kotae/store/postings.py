@@ -12,16 +12,12 @@ The file is written for one index generation (at the end of `kotae index` when t
 MIN_ROWS chunks) and used only while the generation is unchanged: after any write the store searches FTS5
 again until the file is rebuilt, so results never depend on it being current.
 
-Layout: 8-byte magic, 4-byte header length, a JSON header (generation, FTS5's row and token totals, document
-ids, sections), then the sections, each aligned to 4 KiB. Terms are sorted by their UTF-8 bytes (binary search).
+A `sections` file (KOTAEKP1): the header holds the generation, FTS5's row and token totals and the document
+ids; terms are sorted by their UTF-8 bytes (binary search).
 """
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import struct
-import tempfile
 from array import array
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -30,11 +26,11 @@ from itertools import chain, count
 
 import numpy as np
 
+from kotae.store import sections
 from kotae.store.sqlite_keyword import K1, B, idf, varint
 
 MAGIC = b"KOTAEKP1"
 MIN_ROWS = 20_000  # below this FTS5 answers in a few ms (bench/keyword_pruning.py): no file
-_ALIGN = 4096
 
 
 @dataclass(frozen=True)
@@ -184,8 +180,8 @@ def build(db_path: str, path: str, split: Callable[[list[str]], list[list[str]]]
             out["freqs"][pos] = n
             free[new[run]] += length
 
-    _write(path, {"generation": generation, "n_rows": n_rows, "n_tokens": n_tokens, "doc_ids": doc_ids}, specs,
-           fill)
+    meta = {"generation": generation, "n_rows": n_rows, "n_tokens": n_tokens, "doc_ids": doc_ids}
+    sections.write(path, MAGIC, meta, specs, fill, prefix=".keywords-")
     return load(path)
 
 
@@ -194,54 +190,12 @@ def _totals(record: bytes) -> tuple[int, int]:
     return n_rows, varint(record, i)[0]
 
 
-def _write(path: str, meta: dict, specs: dict[str, tuple[str, tuple[int, ...]]],  # type: ignore[type-arg]
-           fill: Callable[[dict[str, np.ndarray]], None]) -> None:
-    """Write the sections (`specs`: each one's dtype and shape; `fill` writes their contents into the mapped
-    file), atomically: a temporary file renamed over `path`."""
-    sections: dict[str, tuple[int, str, list[int]]] = {}
-    offset = 0
-    for name, (dtype, shape) in specs.items():
-        offset = -(-offset // _ALIGN) * _ALIGN
-        sections[name] = (offset, dtype, list(shape))
-        offset += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    header = json.dumps({**meta, "sections": sections}).encode()
-    base = -(-(12 + len(header)) // _ALIGN) * _ALIGN
-    fd, tmp = tempfile.mkstemp(prefix=".keywords-", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(MAGIC + struct.pack("<I", len(header)) + header)
-            out.truncate(base + max(offset, 1))
-        mm = np.memmap(tmp, dtype=np.uint8, mode="r+")
-        views = {name: _view(mm, base, *sections[name]) for name in specs}
-        fill(views)
-        mm.flush()
-        del views, mm
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _view(mm: np.memmap, base: int, offset: int, dtype: str, shape: list[int]) -> np.ndarray:
-    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    return mm[base + offset : base + offset + size].view(dtype).reshape(shape)
-
-
 def load(path: str) -> PostingsFile | None:
     """Map the file read-only; None when it is missing or not of this version."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(12)
-            if len(head) < 12 or head[:8] != MAGIC:
-                return None
-            size = struct.unpack("<I", head[8:])[0]
-            header = json.loads(f.read(size))
-    except (OSError, ValueError):
+    found = sections.read(path, MAGIC)
+    if found is None:
         return None
-    base = -(-(12 + size) // _ALIGN) * _ALIGN
-    mm = np.memmap(path, dtype=np.uint8, mode="r")
-    arr = {name: _view(mm, base, *section) for name, section in header["sections"].items()}
+    header, arr = found
     try:
         return PostingsFile(generation=int(header["generation"]), n_rows=int(header["n_rows"]),
                             n_tokens=int(header["n_tokens"]), doc_ids=header["doc_ids"], **arr)

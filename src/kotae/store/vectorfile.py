@@ -8,9 +8,8 @@ scans every row with it). Per document it holds the float sum of its vectors (th
 any set of documents is exact). At 1M × 384 that is ~390 MB, paged in by the OS as it is read: opening the
 file costs nothing, so a one-shot `kotae ask` does not pay for the whole matrix.
 
-Layout: 8-byte magic, 4-byte header length, a JSON header (sections with offsets), then the sections,
-each aligned to 4 KiB. A file of an older layout (KOTAEVF1: sign bits for a Hamming first pass) is not
-loaded, so it is rebuilt.
+A `sections` file (magic KOTAEVF2, a JSON header, 4 KiB-aligned sections). A file of an older layout
+(KOTAEVF1: sign bits for a Hamming first pass) is not loaded, so it is rebuilt.
 
 Writes do not rebuild the whole file: a *delta* file beside it holds the rows of documents added or changed
 since and names the base file's documents that are gone or changed (tombstones, skipped by the search).
@@ -18,19 +17,16 @@ since and names the base file's documents that are gone or changed (tombstones, 
 """
 from __future__ import annotations
 
-import json
-import os
-import struct
-import tempfile
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from kotae.store import sections
+
 MAGIC = b"KOTAEVF2"
 CODE_ZERO = 128  # a stored code byte minus this is the int8 code
-_ALIGN = 4096
 
 
 @dataclass(frozen=True)
@@ -78,34 +74,12 @@ def write(path: str, generation: int, model: str, dim: int, docs: list[tuple[str
     vectors) in (document, rowid) order; atomically (a temporary file renamed over `path`). A delta file
     passes its base file's `base_id` and the base's `dead` documents."""
     counts = np.array([c for _, c, _ in docs], dtype=np.int64)
-    n, nd = int(counts.sum()), len(docs)
-    layout = _layout(n, dim, nd)
-    sections: dict[str, tuple[int, str, list[int]]] = {}
-    offset = 0
-    for name, (dtype, shape) in layout.items():
-        offset = -(-offset // _ALIGN) * _ALIGN
-        sections[name] = (offset, dtype, list(shape))
-        offset += int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    header = json.dumps({"generation": generation, "model": model, "n": n, "dim": dim,
-                         "doc_ids": [d for d, _, _ in docs], "doc_sigs": [g for _, _, g in docs],
-                         "file_id": uuid.uuid4().hex, "base_id": base_id, "dead": sorted(dead),
-                         "sections": sections}).encode()
-    base = -(-(12 + len(header)) // _ALIGN) * _ALIGN
-    fd, tmp = tempfile.mkstemp(prefix=".vectors-", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + struct.pack("<I", len(header)) + header)
-            f.truncate(base + max(offset, 1))
-        mm = np.memmap(tmp, dtype=np.uint8, mode="r+")
-        arr = {k: _view(mm, base, *s) for k, s in sections.items()}
-        _fill(arr, counts, blocks)
-        mm.flush()
-        del arr, mm
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    n = int(counts.sum())
+    meta = {"generation": generation, "model": model, "n": n, "dim": dim, "doc_ids": [d for d, _, _ in docs],
+            "doc_sigs": [g for _, _, g in docs], "file_id": uuid.uuid4().hex, "base_id": base_id,
+            "dead": sorted(dead)}
+    sections.write(path, MAGIC, meta, _layout(n, dim, len(docs)), lambda arr: _fill(arr, counts, blocks),
+                   prefix=".vectors-")
 
 
 def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -132,25 +106,12 @@ def _fill(arr: dict[str, np.ndarray], counts: np.ndarray, blocks: Iterable[tuple
     arr["total"][:] = total
 
 
-def _view(mm: np.memmap, base: int, offset: int, dtype: str, shape: list[int]) -> np.ndarray:
-    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    return mm[base + offset : base + offset + size].view(dtype).reshape(shape)
-
-
 def load(path: str) -> VectorFile | None:
     """Map the file read-only; None when it is missing or not a vector file of this version."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(12)
-            if len(head) < 12 or head[:8] != MAGIC:
-                return None
-            size = struct.unpack("<I", head[8:])[0]
-            header = json.loads(f.read(size))
-    except (OSError, ValueError):
+    found = sections.read(path, MAGIC)
+    if found is None:
         return None
-    base = -(-(12 + size) // _ALIGN) * _ALIGN
-    mm = np.memmap(path, dtype=np.uint8, mode="r")
-    arr = {k: _view(mm, base, *s) for k, s in header["sections"].items()}
+    header, arr = found
     try:
         return VectorFile(generation=int(header["generation"]), model=header["model"], doc_ids=header["doc_ids"],
                           doc_sigs=header["doc_sigs"], file_id=header["file_id"], base_id=header["base_id"],
