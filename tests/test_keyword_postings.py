@@ -130,3 +130,57 @@ def test_a_file_that_cannot_be_written_leaves_fts5_answering(store, monkeypatch,
     assert store.keyword_file(build=True) is None
     assert "keyword search uses FTS5" in caplog.text
     assert store.keyword_search(["c0", "r1"], 5, None) == _fts5(store, ["c0", "r1"], 5)
+
+
+def test_after_writes_the_file_and_the_change_since_give_fts5s_list(store, monkeypatch):
+    monkeypatch.setattr(postings, "DELTA_SHARE", 0.6)  # 200 rows gone and 300 new of 1,000
+    rng = random.Random(17)
+    _corpus(store, rng, docs=10, per=100)
+    assert store.keyword_file(build=True) is not None
+    store.remove_document("/c/3.txt")  # gone
+    extra = open_store(store.location)  # another writer: documents added (10, 11) and one rewritten (5)
+    _corpus_docs(extra, rng, [5, 10, 11])
+    extra.close()
+    state = store._keyword_index()
+    assert state is not None and state[1] is not None  # the file is old: served with the change since
+    assert sorted(state[1].doc_ids) == ["id10", "id11", "id5"] and state[1].dead.sum() == 200
+    served = 0
+    for q in range(80):
+        terms = rng.sample(COMMON, rng.randint(0, 3)) + rng.sample(RARE, rng.randint(1, 4))
+        for limit in (1, 10, 50, 2000):
+            want = _fts5(store, terms, limit)
+            got = store.keyword_search(terms, limit, None)
+            assert got == want  # rowids, order and float scores
+            served += 1
+        flt = {"id1", "id5", "id10", "id3"}
+        assert store.keyword_search(terms, 10, flt) == _fts5(store, terms, 10, flt)
+    assert served == 320
+
+
+def test_a_change_past_its_share_leaves_fts5_answering_until_the_next_run(store, monkeypatch):
+    rng = random.Random(4)
+    _corpus(store, rng, docs=5, per=50)
+    assert store.keyword_file(build=True) is not None
+    monkeypatch.setattr(postings, "DELTA_SHARE", 0.1)
+    _corpus_docs(store, rng, [7])  # 50 of 250 rows: past a tenth
+    assert store._keyword_index() is None
+    assert store.keyword_search(["c0", "r5"], 10, None) == _fts5(store, ["c0", "r5"], 10)
+    assert store.keyword_file(build=True) is not None and store._keyword_index()[1] is None
+
+
+def _corpus_docs(store, rng, numbers, per=100):
+    """Documents id<N> of _corpus's kind, written (again) one by one."""
+    import numpy as np
+
+    from kotae.types import Chunk, DocumentInfo
+
+    for d in numbers:
+        info = DocumentInfo(f"id{d}", f"/c/{d}.txt", f"{d}.txt", "text", f"h{rng.random()}", 1, per, "en",
+                            f"2026-01-0{1 + d % 9}T00:00:00+00:00")
+        chunks = [Chunk(f"{d}-{i}-{rng.random()}", info.id, info.file, 1, (), "t", 0, 1, "en", i) for i in range(per)]
+        words = [" ".join(rng.choice(COMMON) if rng.random() < 0.5 else rng.choice(RARE)
+                          for _ in range(rng.randint(3, 40))) for _ in range(per)]
+        if store.document(info.path) is not None:
+            store.remove_document(info.path)
+        store.write_document(info, ["p"], chunks, [f"h{d}-{i}-{rng.random()}" for i in range(per)],
+                             np.zeros((per, 4), np.float32), words)

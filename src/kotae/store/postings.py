@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from array import array
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, count
@@ -29,7 +29,9 @@ import numpy as np
 from kotae.store import sections
 from kotae.store.sqlite_keyword import K1, B, idf, varint
 
-MAGIC = b"KOTAEKP1"
+MAGIC = b"KOTAEKP2"
+SIGS = "SELECT id, sha256 || ':' || indexed_at || ':' || chunks FROM documents"
+DELTA_SHARE = 0.2  # rows added + rows gone past this share of the file's: FTS5 until the file is rebuilt
 MIN_ROWS = 20_000  # below this FTS5 answers in a few ms (bench/keyword_pruning.py): no file
 
 
@@ -39,6 +41,7 @@ class PostingsFile:
     n_rows: int  # FTS5's averages record: rows and tokens (its N and average row length)
     n_tokens: int
     doc_ids: list[str]  # document code = position
+    doc_sigs: list[str]  # per document: what it was built from (sha256:indexed_at:chunks)
     rowids: np.ndarray  # int64 (n,), ascending: row i is rowid rowids[i]
     sizes: np.ndarray  # int32 (n,): FTS5's docsize (tokens in the row)
     doc_code: np.ndarray  # int32 (n,)
@@ -73,39 +76,119 @@ class PostingsFile:
         return self.rows[a:b], self.freqs[a:b]
 
 
+@dataclass(frozen=True)
+class Delta:
+    """What changed since the file was written, read from the database (in memory, per generation): the
+    file's documents gone or changed (their rows are skipped), the rows of documents added or changed (their
+    tokens), and FTS5's current totals. With it the file still gives FTS5's exact scores."""
+
+    generation: int
+    n_rows: int
+    n_tokens: int
+    dead: np.ndarray  # bool per file row: its document is gone or changed
+    doc_ids: list[str]  # the new rows' documents, code = position
+    rowids: np.ndarray  # int64 (m,)
+    sizes: np.ndarray  # int64 (m,)
+    doc_code: np.ndarray  # int64 (m,)
+    terms: dict[str, tuple[np.ndarray, np.ndarray]]  # token → (new row indices, counts)
+
+
+def delta(pf: PostingsFile, db: sqlite3.Connection, split: Callable[[list[str]], list[list[str]]]) -> Delta | None:
+    """The change since `pf` was written, from one read snapshot `db` (in a transaction); None when it is
+    past DELTA_SHARE of the file's rows (FTS5 answers until the file is rebuilt) or FTS5 disagrees."""
+    generation = int(db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+    record = db.execute("SELECT block FROM chunk_fts_data WHERE id=1").fetchone()
+    n_rows, n_tokens = _totals(record[0]) if record is not None and record[0] else (0, 0)
+    sigs = dict(db.execute(SIGS).fetchall())
+    kept = {d for d, g in zip(pf.doc_ids, pf.doc_sigs, strict=True) if sigs.get(d) == g}
+    dead_codes = [i for i, d in enumerate(pf.doc_ids) if d not in kept]
+    dead = np.isin(pf.doc_code, dead_codes) if dead_codes else np.zeros(len(pf.rowids), bool)
+    fresh = sorted(d for d in sigs if d not in kept)
+    rows: list[tuple[int, str, bytes, str]] = []
+    for lo in range(0, len(fresh), 500):
+        part = fresh[lo : lo + 500]
+        rows += db.execute(
+            "SELECT f.id, f.c0, s.sz, c.doc_id FROM chunk_fts_content f JOIN chunk_fts_docsize s ON s.id = f.id "
+            f"JOIN chunks c ON c.rowid = f.id WHERE c.doc_id IN ({','.join('?' * len(part))}) ORDER BY f.id",
+            part).fetchall()
+        if len(rows) + int(dead.sum()) > DELTA_SHARE * len(pf.rowids):
+            return None
+    if len(rows) + int(dead.sum()) > DELTA_SHARE * len(pf.rowids):
+        return None
+    toks = split([r[1] or "" for r in rows])
+    if any(varint(r[2])[0] != len(t) for r, t in zip(rows, toks, strict=True)):
+        return None
+    if n_rows != len(pf.rowids) - int(dead.sum()) + len(rows):
+        return None  # FTS5's row count disagrees with what the delta says: keep FTS5
+    code = {d: i for i, d in enumerate(fresh)}
+    found: dict[str, tuple[list[int], list[int]]] = {}
+    for i, t in enumerate(toks):
+        for tok, n in Counter(t).items():
+            at, counts = found.setdefault(tok, ([], []))
+            at.append(i)
+            counts.append(n)
+    return Delta(generation, n_rows, n_tokens, dead, fresh,
+                 np.array([r[0] for r in rows], np.int64), np.array([len(t) for t in toks], np.int64),
+                 np.array([code[r[3]] for r in rows], np.int64),
+                 {tok: (np.array(a, np.int64), np.array(c, np.int64)) for tok, (a, c) in found.items()})
+
+
 def search(pf: PostingsFile, tokens: Sequence[tuple[str, ...]], limit: int,
-           doc_ids: set[str] | None) -> list[tuple[int, float]] | None:
+           doc_ids: set[str] | None, change: Delta | None = None) -> list[tuple[int, float]] | None:
     """The top `limit` (rowid, score) by FTS5's bm25 for the query terms (each given as the tokens FTS5 makes
-    of it, in query order), ties by rowid; None when a term is a phrase of several tokens (FTS5 must run)."""
+    of it, in query order), ties by rowid; with `change`, over the index as it is now (the file's rows less
+    the dead ones, plus the new rows, FTS5's current totals). None when a term is a phrase of several tokens
+    (FTS5 must run)."""
     if any(len(t) > 1 for t in tokens):
         return None
-    if limit <= 0 or pf.n_rows == 0:
+    n_rows, n_tokens = (pf.n_rows, pf.n_tokens) if change is None else (change.n_rows, change.n_tokens)
+    if limit <= 0 or n_rows == 0:
         return []
-    avgdl = pf.n_tokens / pf.n_rows
+    avgdl = n_tokens / n_rows
     acc = np.zeros(len(pf.rowids), np.float64)
+    new = np.zeros(0 if change is None else len(change.rowids), np.float64)
     for toks in tokens:
         if not toks:
             continue  # a term with no token: FTS5 adds 0.0 for it
         rows, freqs = pf.postings(toks[0])
-        if not len(rows):
+        if change is not None and len(rows):
+            live = ~change.dead[rows]
+            rows, freqs = rows[live], freqs[live]
+        at, counts = (change.terms.get(toks[0], (None, None)) if change is not None else (None, None))
+        hits = len(rows) + (0 if at is None else len(at))
+        if not hits:
             continue
-        w = idf(pf.n_rows, len(rows))
-        f = freqs.astype(np.float64)
-        size = pf.sizes[rows].astype(np.float64)
-        acc[rows] += w * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * size / avgdl)))  # fts5Bm25Function's order
+        w = idf(n_rows, hits)
+        _add(acc, rows, freqs, pf.sizes, w, avgdl)
+        if change is not None and at is not None and counts is not None:
+            _add(new, at, counts, change.sizes, w, avgdl)
     cand = np.flatnonzero(acc > 0.0)
+    fresh = np.flatnonzero(new > 0.0)
     if doc_ids is not None:
         code = {d: i for i, d in enumerate(pf.doc_ids)}
         ok = np.zeros(len(pf.doc_ids), bool)
         ok[[code[d] for d in doc_ids if d in code]] = True
         cand = cand[ok[pf.doc_code[cand]]]
-    scores = acc[cand]
-    if len(cand) > limit:
+        if change is not None and len(fresh):
+            code = {d: i for i, d in enumerate(change.doc_ids)}
+            ok = np.zeros(len(change.doc_ids), bool)
+            ok[[code[d] for d in doc_ids if d in code]] = True
+            fresh = fresh[ok[change.doc_code[fresh]]]
+    rowids = pf.rowids[cand] if change is None else np.concatenate([pf.rowids[cand], change.rowids[fresh]])
+    scores = acc[cand] if change is None else np.concatenate([acc[cand], new[fresh]])
+    if len(scores) > limit:
         kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
         keep = scores >= kth
-        cand, scores = cand[keep], scores[keep]
-    order = np.lexsort((cand, -scores))[:limit]  # rows ascend with rowids: ties by rowid
-    return [(int(pf.rowids[cand[i]]), float(scores[i])) for i in order]
+        rowids, scores = rowids[keep], scores[keep]
+    order = np.lexsort((rowids, -scores))[:limit]
+    return [(int(rowids[i]), float(scores[i])) for i in order]
+
+
+def _add(acc: np.ndarray, rows: np.ndarray, freqs: np.ndarray, sizes: np.ndarray, w: float, avgdl: float) -> None:
+    """A term's bm25 share added to its rows, in fts5Bm25Function's order of operations."""
+    f = freqs.astype(np.float64)
+    d = sizes[rows].astype(np.float64)
+    acc[rows] += w * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d / avgdl)))
 
 
 # --- writing --------------------------------------------------------------------------------------
@@ -126,6 +209,7 @@ def build(db_path: str, path: str, split: Callable[[list[str]], list[list[str]]]
             return None
         n_rows, n_tokens = _totals(record[0])
         doc_ids = [d for (d,) in db.execute("SELECT DISTINCT doc_id FROM chunks ORDER BY doc_id")]
+        sigs = dict(db.execute(SIGS).fetchall())
         code = {d: i for i, d in enumerate(doc_ids)}
         vocab: defaultdict[str, int] = defaultdict(count().__next__)  # token → number, as first seen
         blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -180,7 +264,8 @@ def build(db_path: str, path: str, split: Callable[[list[str]], list[list[str]]]
             out["freqs"][pos] = n
             free[new[run]] += length
 
-    meta = {"generation": generation, "n_rows": n_rows, "n_tokens": n_tokens, "doc_ids": doc_ids}
+    meta = {"generation": generation, "n_rows": n_rows, "n_tokens": n_tokens, "doc_ids": doc_ids,
+            "doc_sigs": [sigs.get(d, "") for d in doc_ids]}
     sections.write(path, MAGIC, meta, specs, fill, prefix=".keywords-")
     return load(path)
 
@@ -198,6 +283,7 @@ def load(path: str) -> PostingsFile | None:
     header, arr = found
     try:
         return PostingsFile(generation=int(header["generation"]), n_rows=int(header["n_rows"]),
-                            n_tokens=int(header["n_tokens"]), doc_ids=header["doc_ids"], **arr)
+                            n_tokens=int(header["n_tokens"]), doc_ids=header["doc_ids"],
+                            doc_sigs=header["doc_sigs"], **arr)
     except (KeyError, TypeError):
         return None

@@ -72,7 +72,8 @@ class SQLiteStore(Store):
         self._pruner = KeywordPruner(_TOKENIZE) if self._fts_tokenizer_is(_TOKENIZE) else None
         # the memory-mapped term → rows file of a large index (postings); off: FTS5 alone
         self.keyword_file_search = True
-        self._postings: tuple[int, postings.PostingsFile | None] | None = None  # (generation, file or None)
+        self._postings: tuple[int | None, postings.PostingsFile | None] | None = None  # (file mtime, mapped)
+        self._keyword_state: tuple[int, tuple[postings.PostingsFile, postings.Delta | None] | None] | None = None
         with self._tx():
             found = self.meta("schema_version")
             if found is None:
@@ -238,44 +239,76 @@ class SQLiteStore(Store):
             return sqlite_vectors.exact_vectors(self._db, rowids)
 
     def keyword_file(self, build: bool = False) -> postings.PostingsFile | None:
-        """The term → rows file of this generation (`postings`), mapped; with `build`, written first when it
-        is missing or stale and the index holds at least postings.MIN_ROWS chunks. None: FTS5 alone."""
+        """The term → rows file searches use now (`postings`: written for this generation, or an older one
+        with the change since it under postings.DELTA_SHARE), mapped; with `build`, written anew when there is
+        none such and the index holds at least postings.MIN_ROWS chunks. None: FTS5 alone."""
         if self._pruner is None:
             return None
+        state = self._keyword_index()
+        if state is not None:
+            return state[0]
+        if not build or int(self._q("SELECT count(*) FROM chunks")[0][0]) < postings.MIN_ROWS:
+            return None
+        path = os.path.join(self.location, KEYWORD_FILE)
+        splitter = KeywordPruner(_TOKENIZE)  # its own scratch tokenizer: searches go on meanwhile
+        try:
+            postings.build(self.path, path, splitter.split_all)
+        except OSError as e:  # a read-only index folder, a full disk: FTS5 alone, as before
+            log.warning("%s not written (%s); keyword search uses FTS5", path, e)
+            return None
+        finally:
+            splitter.close()
+        self._keyword_state = None
+        state = self._keyword_index()
+        return state[0] if state is not None else None
+
+    def _mapped_keyword_file(self) -> postings.PostingsFile | None:
+        path = os.path.join(self.location, KEYWORD_FILE)
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except OSError:
+            stamp = None
+        if self._postings is None or self._postings[0] != stamp:
+            self._postings = (stamp, postings.load(path) if stamp is not None else None)
+        return self._postings[1]
+
+    def _keyword_index(self) -> tuple[postings.PostingsFile, postings.Delta | None] | None:
+        """The keyword file and what changed since it was written (read once per generation); None: FTS5
+        (no file, or a change past postings.DELTA_SHARE of it)."""
         generation = self.generation()
-        known = self._postings
-        if known is None or known[0] != generation or (build and known[1] is None):
-            path = os.path.join(self.location, KEYWORD_FILE)
-            found = postings.load(path)
-            if found is not None and found.generation != generation:
-                found = None
-            if found is None and build and int(self._q("SELECT count(*) FROM chunks")[0][0]) >= postings.MIN_ROWS:
-                splitter = KeywordPruner(_TOKENIZE)  # its own scratch tokenizer: searches go on meanwhile
-                try:
-                    found = postings.build(self.path, path, splitter.split_all)
-                except OSError as e:  # a read-only index folder, a full disk: FTS5 alone, as before
-                    log.warning("%s not written (%s); keyword search uses FTS5", path, e)
-                    found = None
-                finally:
-                    splitter.close()
-                if found is not None and found.generation != generation:
-                    found = None  # written while another process wrote: the next build catches up
-            known = self._postings = (generation, found)
-        return known[1]
+        known = self._keyword_state
+        if known is not None and known[0] == generation:
+            return known[1]
+        pf = self._mapped_keyword_file()
+        state: tuple[postings.PostingsFile, postings.Delta | None] | None = None
+        if pf is not None and pf.generation == generation:
+            state = (pf, None)
+        elif pf is not None and self._pruner is not None:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            try:
+                db.execute("BEGIN")  # one snapshot
+                with self._lock:
+                    change = postings.delta(pf, db, self._pruner.split_all)
+            finally:
+                db.close()
+            if change is not None and change.generation == generation:
+                state = (pf, change)
+        self._keyword_state = (generation, state)
+        return state
 
     def keyword_search(self, tokens, limit, doc_ids) -> list[tuple[int, float]]:  # type: ignore[no-untyped-def]
-        """FTS5 bm25 over the terms (ties by rowid): from the term → rows file when it is current (the same
-        list, see postings), else pruned to the rows that can reach the top `limit` (the same list, see
+        """FTS5 bm25 over the terms (ties by rowid): from the term → rows file and the change since it (the
+        same list, see postings), else pruned to the rows that can reach the top `limit` (the same list, see
         sqlite_keyword) unless `keyword_pruning` is off."""
         terms = list(dict.fromkeys(t for t in tokens if t))
         if not terms or (doc_ids is not None and not doc_ids):
             return []
         if self.keyword_file_search and self._pruner is not None:
-            pf = self.keyword_file()
-            if pf is not None:
+            state = self._keyword_index()
+            if state is not None:
                 with self._lock:
                     toks = [self._pruner.tokens(t) for t in terms]
-                found = postings.search(pf, toks, limit, doc_ids)
+                found = postings.search(state[0], toks, limit, doc_ids, state[1])
                 if found is not None:
                     return found
         if self.keyword_pruning and self._pruner is not None:
