@@ -34,6 +34,10 @@ def main() -> int:
                                                    "..", "shared", "data"))
     ap.add_argument("--queries", type=int, default=60)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--after-write", type=int, default=0,
+                    help="then write a document of N chunks (copies of the first rows) and remove one of the "
+                         "index's documents, so searches use the file plus the change since it (changes the index: "
+                         "run it on a copy)")
     args = ap.parse_args()
     start = machine()
     _, qvecs, texts = real_vectors(args.data)
@@ -49,6 +53,13 @@ def main() -> int:
     build_s = time.perf_counter() - t0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the process's peak so far: the build
     assert pf is not None, "no file was written (index under postings.MIN_ROWS chunks?)"
+    delta_s = None
+    if args.after_write:
+        change(store, args.after_write)
+        t0 = time.perf_counter()
+        state = store._keyword_index()  # the change since the file, read once per generation
+        delta_s = time.perf_counter() - t0
+        assert state is not None and state[1] is not None, "the change is past postings.DELTA_SHARE"
     searcher = Searcher(store, embedder)
     for q in qtexts[:3]:
         searcher.search(q, top_k=10)  # warm: analyser, page cache, the scan's session
@@ -85,6 +96,7 @@ def main() -> int:
     res = {"chunks": len(pf.rowids), "terms": len(pf.term_ends), "postings": len(pf.rows),
            "file_mb": round(os.path.getsize(path) / 2**20, 1), "build_s": round(build_s, 1),
            "peak_rss_mb_after_build": round(peak_mb), "peak_rss_mb_before_build": round(rss_before),
+           "after_write": args.after_write, "delta_read_s": None if delta_s is None else round(delta_s, 3),
            "same_top10": same_hits, "same_top10_bm25": same_kw, "same_filtered": same_filtered, "questions": n}
     for way in ("fts5", "file"):
         res[way] = {"keyword_p50_ms": round(percentile(kw[way], 50), 1), "keyword_p95_ms": round(percentile(kw[way], 95), 1),
@@ -94,10 +106,12 @@ def main() -> int:
     payload = {"settings": vars(args), "machine": {**start, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
                "results": res}
     m = payload["machine"]
+    changed = (f" After building it, a document of {args.after_write:,} chunks was written and one removed: searches "
+               f"use the file plus the change since (read in {res['delta_read_s']} s)." if args.after_write else "")
     lines = [(f"Keyword search from the term → rows file against FTS5 (with max-score pruning), {res['chunks']:,} "
               f"chunks ({args.index}), {n} questions, each way {args.rounds} times interleaved, fastest per question. "
               f"Machine: {m['cpu']}, {m['cores']} cores, load {m['loadavg_1_5_15']} at start, "
-              f"{m['load_average_at_end']} at end. Command: `python bench/keyword_postings.py --index DIR`."), "",
+              f"{m['load_average_at_end']} at end. Command: `python bench/keyword_postings.py --index DIR`.{changed}"), "",
              (f"File: {res['terms']:,} terms, {res['postings']:,} postings, {res['file_mb']} MB, built in {res['build_s']} s "
               f"(process peak RSS {res['peak_rss_mb_before_build']} MB before the build, {res['peak_rss_mb_after_build']} MB after). "
              f"Same top 10 (rowids) {same_hits}/{n}; same rowids and bm25 scores {same_kw}/{n}, filtered "
@@ -108,9 +122,26 @@ def main() -> int:
         r = res[way]
         lines.append(f"| {label} | {r['keyword_p50_ms']} / {r['keyword_p95_ms']} | {r['hybrid_p50_ms']} / "
                      f"{r['hybrid_p95_ms']} | {r['filtered_p50_ms']} / {r['filtered_p95_ms']} |")
-    write(f"keyword_postings_{res['chunks']}", payload, "\n".join(lines))
+    write(f"keyword_postings_{res['chunks']}" + (f"_after_write_{args.after_write}" if args.after_write else ""),
+          payload, "\n".join(lines))
     print("\n".join(lines))
     return 0
+
+
+def change(store, n: int) -> None:  # type: ignore[no-untyped-def]
+    """Write a document of `n` chunks (the first rows' keyword texts again) and remove the last document."""
+    import numpy as np
+
+    from kotae.types import Chunk, DocumentInfo
+
+    rows = store._q(f"SELECT c0 FROM chunk_fts_content ORDER BY id LIMIT {int(n)}")
+    info = DocumentInfo("bench-added", "/bench/added.txt", "bench-added.txt", "text", "x", 1, len(rows), "en",
+                        "2026-12-05T00:00:00+00:00")
+    chunks = [Chunk(f"bench-added-{i}", info.id, info.file, 1, (), "t", 0, 1, "en", i) for i in range(len(rows))]
+    vecs = np.random.default_rng(0).standard_normal((len(rows), 384)).astype(np.float32)
+    store.write_document(info, ["added"], chunks, [f"bench-added-{i}" for i in range(len(rows))], vecs,
+                         [r[0] for r in rows])
+    store.remove_document(store.documents()[-1].path)
 
 
 if __name__ == "__main__":

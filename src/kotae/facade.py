@@ -188,7 +188,8 @@ class Kotae(Conversations):
         `index.limits` (`kotae.isolate`): what the server does with uploads.
         The gate then recalibrates itself when the corpus is new or has grown (`self_calibrate`), and the
         store writes what makes searching a large index fast (the vector file; with `keyword_file`, a large
-        index's term → rows file, left stale when more writes follow at once: the upload worker's queue)."""
+        index's term → rows file when its changes since outgrew it; False when more writes follow at once: the
+        upload worker's queue)."""
         from kotae.isolate import read_isolated
         from kotae.pipeline import index_paths
 
@@ -198,7 +199,7 @@ class Kotae(Conversations):
                              names=names, read=read_isolated if isolated else None)
         if self.self_calibrate() is not None or report.indexed:  # also refits a gate an older kotae fitted
             self.store.vector_file()  # built now (if calibration did not), so a one-shot `ask` only maps it
-        if keyword_file:  # (re)written when stale, also after earlier runs that left it so
+        if keyword_file:  # written when missing or outgrown, also after earlier runs that left it so
             self.store.keyword_file(build=True)
         return report
 

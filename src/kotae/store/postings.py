@@ -9,10 +9,13 @@ every score is the double FTS5 computes, bit for bit, and ties go by rowid as in
 tokenizer makes several tokens of (a phrase: needs positions) is not served here: the store runs FTS5.
 
 The file is written for one index generation (at the end of `kotae index` when the index holds at least
-MIN_ROWS chunks) and used only while the generation is unchanged: after any write the store searches FTS5
-again until the file is rebuilt, so results never depend on it being current.
+MIN_ROWS chunks and has no usable file). After later writes a search reads the change since it from the
+database once per generation (`delta`: the file's documents gone or changed, the rows added, FTS5's current
+totals) and scores the file's live rows and the new rows together, still FTS5's exact list; past DELTA_SHARE
+of the file's rows the store searches FTS5 until the next index run rewrites the file, so results never
+depend on the file being current.
 
-A `sections` file (KOTAEKP1): the header holds the generation, FTS5's row and token totals and the document
+A `sections` file (KOTAEKP2): the header holds the generation, FTS5's row and token totals and the document
 ids; terms are sorted by their UTF-8 bytes (binary search).
 """
 from __future__ import annotations
