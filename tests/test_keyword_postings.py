@@ -184,3 +184,18 @@ def _corpus_docs(store, rng, numbers, per=100):
             store.remove_document(info.path)
         store.write_document(info, ["p"], chunks, [f"h{d}-{i}-{rng.random()}" for i in range(per)],
                              np.zeros((per, 4), np.float32), words)
+
+
+def test_an_index_run_rewrites_the_file_once_the_change_passes_its_rebuild_share(store, monkeypatch):
+    rng = random.Random(8)
+    _corpus(store, rng, docs=10, per=100)
+    first = store.keyword_file(build=True)
+    assert first is not None
+    _corpus_docs(store, rng, [20], per=10)  # 10 of 1,000 rows: searched with the change, not rewritten
+    monkeypatch.setattr(postings, "REBUILD_SHARE", 0.02)
+    assert store.keyword_file(build=True).generation == first.generation
+    assert store._keyword_index()[1] is not None
+    _corpus_docs(store, rng, [21], per=30)  # 40 rows changed: past 2 %, within the 20 % searches take
+    assert store.keyword_file().generation == first.generation  # a search still uses the old file
+    rewritten = store.keyword_file(build=True)  # an index run writes it anew
+    assert rewritten.generation == store.generation() and store._keyword_index()[1] is None

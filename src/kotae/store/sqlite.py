@@ -241,11 +241,13 @@ class SQLiteStore(Store):
     def keyword_file(self, build: bool = False) -> postings.PostingsFile | None:
         """The term → rows file searches use now (`postings`: written for this generation, or an older one
         with the change since it under postings.DELTA_SHARE), mapped; with `build`, written anew when there is
-        none such and the index holds at least postings.MIN_ROWS chunks. None: FTS5 alone."""
+        none such or the change passed postings.REBUILD_SHARE, and the index holds at least postings.MIN_ROWS
+        chunks. None: FTS5 alone."""
         if self._pruner is None:
             return None
         state = self._keyword_index()
-        if state is not None:
+        if state is not None and (not build or state[1] is None
+                                  or state[1].rows_changed <= postings.REBUILD_SHARE * len(state[0].rowids)):
             return state[0]
         if not build or int(self._q("SELECT count(*) FROM chunks")[0][0]) < postings.MIN_ROWS:
             return None
