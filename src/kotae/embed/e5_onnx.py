@@ -54,8 +54,8 @@ def file_digest(path: str, data: mmap.mmap) -> str:
     return digest
 
 
-# One onnxruntime call costs about as much as this many padded tokens besides them (2 cores: ~1.5 ms a call,
-# ~0.12 ms a padded token; bench/answer_latency.py)
+# One onnxruntime call costs about as much as this many padded tokens besides them (bench/encoder_calls.py, 2
+# cores: 1.36 ms a call + 0.104 ms a padded token, ~13 tokens; bench/answer_latency.py for the effect)
 CALL_TOKENS = 16
 
 

@@ -49,7 +49,8 @@ def write(path: str, magic: bytes, meta: dict[str, Any], specs: dict[str, tuple[
 
 
 def read(path: str, magic: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
-    """(header, read-only section views), or None when the file is missing or of another kind or version."""
+    """(header, read-only section views), or None when the file is missing, of another kind or version, or
+    damaged (a section past the end of the file, a header that does not parse)."""
     try:
         with open(path, "rb") as f:
             head = f.read(12)
@@ -60,8 +61,15 @@ def read(path: str, magic: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]
     except (OSError, ValueError):
         return None
     base = -(-(12 + size) // ALIGN) * ALIGN
-    mm = np.memmap(path, dtype=np.uint8, mode="r")
-    return header, {name: _view(mm, base, *s) for name, s in header["sections"].items()}
+    try:
+        ends = [base + int(off) + int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+                for off, dtype, shape in header["sections"].values()]
+        if max(ends, default=base) > os.path.getsize(path):
+            return None  # cut short (a full disk, a copy that stopped): rebuilt by the caller
+        mm = np.memmap(path, dtype=np.uint8, mode="r")
+        return header, {name: _view(mm, base, *s) for name, s in header["sections"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):  # a damaged header
+        return None
 
 
 def _view(mm: np.memmap, base: int, offset: int, dtype: str, shape: list[int]) -> np.ndarray:
