@@ -25,6 +25,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain, count
 
 import numpy as np
@@ -56,6 +57,10 @@ class PostingsFile:
     starts: np.ndarray  # int64 (terms + 1,): term t's postings are rows/freqs[starts[t]:starts[t + 1]]
     rows: np.ndarray  # int32 (postings,): row indices, ascending within a term
     freqs: np.ndarray  # uint16 (postings,): occurrences of the term in the row
+
+    @cached_property
+    def doc_code_of(self) -> dict[str, int]:
+        return {d: i for i, d in enumerate(self.doc_ids)}
 
     def find(self, term: str) -> int | None:
         """The term's position (binary search over the sorted UTF-8 bytes), None when absent."""
@@ -97,6 +102,10 @@ class Delta:
     sizes: np.ndarray  # int64 (m,)
     doc_code: np.ndarray  # int64 (m,)
     terms: dict[str, tuple[np.ndarray, np.ndarray]]  # token → (new row indices, counts)
+
+    @cached_property
+    def doc_code_of(self) -> dict[str, int]:
+        return {d: i for i, d in enumerate(self.doc_ids)}
 
     @property
     def rows_changed(self) -> int:
@@ -176,12 +185,12 @@ def search(pf: PostingsFile, tokens: Sequence[tuple[str, ...]], limit: int,
     cand = np.flatnonzero(acc > 0.0)
     fresh = np.flatnonzero(new > 0.0)
     if doc_ids is not None:
-        code = {d: i for i, d in enumerate(pf.doc_ids)}
+        code = pf.doc_code_of
         ok = np.zeros(len(pf.doc_ids), bool)
         ok[[code[d] for d in doc_ids if d in code]] = True
         cand = cand[ok[pf.doc_code[cand]]]
         if change is not None and len(fresh):
-            code = {d: i for i, d in enumerate(change.doc_ids)}
+            code = change.doc_code_of
             ok = np.zeros(len(change.doc_ids), bool)
             ok[[code[d] for d in doc_ids if d in code]] = True
             fresh = fresh[ok[change.doc_code[fresh]]]
