@@ -91,7 +91,8 @@ EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSL
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),
-               "margin of the other language's best chunk": (searcher_module, "OTHER_LANGUAGE_MARGIN", None)}
+               "margin of the other language's best chunk": (searcher_module, "OTHER_LANGUAGE_MARGIN", None),
+               "file names held": (searcher_module, "FILE_NAMES", None)}
 
 
 def rate(flags: list[bool]) -> float | None:
@@ -180,11 +181,15 @@ def golden_groups() -> dict[str, tuple[bool, list[str]]]:
 
 def real_groups() -> dict[str, tuple[bool, list[str]]]:
     """bench/golden/users-real.jsonl's answerable questions (over the real files of the samples + real index),
-    per its own split: Japanese and English questions over real documents, some asked across languages."""
+    per its own split: Japanese and English questions over real documents, some asked across languages; and
+    users-real2.jsonl's answerable and unanswerable ones (a test set, written after the choices it reports on)."""
     items = jsonl(os.path.join(ROOT, "bench", "golden", "users-real.jsonl"))
-    return {f"users-real answerable ({part})": (True, [u["question"] for u in items
-                                                       if u.get("answerable", True) and u["split"] == part])
-            for part in ("fit", "held-out")}
+    test = jsonl(os.path.join(ROOT, "bench", "golden", "users-real2.jsonl"))  # a test set: never used for a choice
+    return {**{f"users-real answerable ({part})": (True, [u["question"] for u in items
+                                                          if u.get("answerable", True) and u["split"] == part])
+               for part in ("fit", "held-out")},
+            "users-real2 answerable (test)": (True, [u["question"] for u in test if u.get("answerable", True)]),
+            "users-real2 unanswerable (test)": (False, [u["question"] for u in test if not u.get("answerable", True)])}
 
 
 def open_index(name: str) -> Kotae:
@@ -240,7 +245,12 @@ def main() -> int:
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--limit", type=int, default=300, help="questions per probe set")
     ap.add_argument("--only", action="append", help="corpora to run (default all)")
+    ap.add_argument("--experiments", help="comma-separated labels of EXPERIMENTS to run (default all)")
     args = ap.parse_args()
+    if args.experiments:
+        keep = args.experiments.split(",")
+        for label in [x for x in EXPERIMENTS if x not in keep]:
+            del EXPERIMENTS[label]
     results = {}
     for name, k, groups in corpora(args.shared, args.limit, args.only):
         with k:

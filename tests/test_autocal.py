@@ -12,7 +12,7 @@ from kotae.cli import main
 from kotae.config import GateSettings
 from kotae.search import autocal
 from kotae.search import searcher as searcher_module
-from kotae.search.analyze import names, words
+from kotae.search.analyze import file_tokens, names, words
 from kotae.search.gate import absent_names, absent_share, absent_terms, calibrate, decide, explain
 from kotae.search.lexicon import romanised_japanese
 from kotae.store import open_store
@@ -255,6 +255,25 @@ def test_a_name_held_in_the_corpus_other_language_is_not_absent(tmp_path):
         k.self_calibrate(force=True)
         assert not k.search("フランスの祝日は？").gate.absent_names  # France, through the lexicon
         assert k.search("ドイツの祝日は？").gate.absent_names == ("ドイツ",)  # Germany: in neither language
+
+
+def test_the_words_of_a_file_name_are_held_by_the_documents(tmp_path, monkeypatch):
+    assert file_tokens(["data/vodafone.xlsx", r"C:\\share\\stanley-cups_2023.csv", "就業規則.pdf"]) >= {
+        "vodafon", "stanley", "cup", "2023", "就業", "規則"}
+    assert not file_tokens(["data/vodafone.xlsx"]) & {"data", "xlsx"}  # folders and extensions are not its name
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "vodafone.csv").write_text("Topic,Period,Page\nGuidance rates,FY 23/24,14\nMobile ARPU,Q1 FY24,13\n",
+                                       encoding="utf-8")
+    (docs / "rules.md").write_text("# Leave\nEmployees get 20 days of annual leave per year.\n", encoding="utf-8")
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index([str(docs)])
+        question = "For which period are the Vodafone guidance rates given?"
+        gate = k.search(question).gate
+        assert not gate.absent_names and "Vodafone" not in gate.explanation  # its file is named so
+        assert k.search("What are the Samsung guidance rates?").gate.absent_names == ("Samsung",)
+        monkeypatch.setattr(searcher_module, "FILE_NAMES", False)
+        assert k.search(question).gate.absent_names == ("Vodafone",)
 
 
 def test_a_romanised_japanese_name_is_not_told_absent_where_the_documents_hold_japanese(tmp_path, monkeypatch):

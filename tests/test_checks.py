@@ -26,6 +26,10 @@ from kotae.store import open_store
     # "when" that opens a condition asks for no date
     ("What happens to my logins when I leave for good?", None),
     ("What does VERIFY_GROUP_FOR_USER return when the user is not in the list?", None),
+    # "what is the … rate" asks for a percentage (i1040nr.pdf: "The withholding is generally at the 30% rate.")
+    ("What is the tax rate on dividends for nonresident aliens?", "percent"), ("What are the interest rates?", "percent"),
+    ("What is the exchange rate used?", None), ("What is the rate of pay for overtime?", None),
+    ("What is the guidance rate period?", None),
 ])
 def test_the_kind_of_expression_a_question_asks_for(question, kind):
     assert checks.asked_type(question) == kind
@@ -34,7 +38,8 @@ def test_the_kind_of_expression_a_question_asks_for(question, kind):
 def test_an_expression_of_the_asked_kind_and_counter():
     assert checks.holds("再発行手数料は1,000円です。", "money")
     assert not checks.holds("1か月定期乗車券の額を支給する。", "money")
-    assert checks.holds("時間外労働 25%", "percent") and checks.holds("The fee is free of charge", "money")
+    assert checks.holds("時間外労働 25%", "percent") and checks.holds("paid at 1.5 times the hourly wage", "percent")
+    assert checks.holds("The fee is free of charge", "money")
     assert checks.holds("午前9時から午後6時まで", "time") and not checks.holds("速やかに届け出る", "time")
     assert checks.asked_unit("何か月分もらえる？") == "か月分"
     assert checks.holds("基本給の2ヶ月分を支給する", "number", "か月分")

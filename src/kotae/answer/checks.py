@@ -28,10 +28,13 @@ _MONTHS = (r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|jul
 TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "percent": (
         re.compile(r"何\s*(?:%|％|パーセント|割)|割合|(?:率|レート)(?:は|って|を|が|について)|何分の|"
-                   r"\bwhat (?:percent|percentage|share|fraction|rate)\b|\bpercentage\b|\bhow high is the \w*\s*rate\b",
+                   r"\bwhat (?:percent|percentage|share|fraction|rate)\b|\bpercentage\b|\bhow high is the \w*\s*rate\b|"
+                   r"\bwhat(?:'s| is| are| was| were) the (?!exchange|heart|frame|bit|baud|sample|sampling|hourly|"
+                   r"flow|pay\b|day\b)(?:[\w-]+ ){0,3}rates?(?! of (?:pay|exchange))(?=\s*(?:[?.,]|$|(?:on|for|of|in|at|"
+                   r"applied|applies|used|that|when|under|paid|charged|is|was|were|are)\b))",
                    re.IGNORECASE),
         re.compile(rf"{_DIGIT}(?:[.,．]{_DIGIT})?\s*(?:%|％|パーセント|割|分の|percent\b)|{_KANJI_NUM}+割|"
-                   r"\bper ?cent\b|倍", re.IGNORECASE)),
+                   rf"\bper ?cent\b|倍|{_DIGIT}(?:[.,．]{_DIGIT}+)?\s*times\b", re.IGNORECASE)),
     "money": (
         re.compile(r"いくら|幾ら|何\s*[万千百億]*\s*円|金額|値段|料金|費用|\bhow much\b(?! (?:time|notice|leave|longer|earlier))|"
                    r"\bcost\b|\bprice\b|\bfee\b|\bdeposit\b|\bamount\b", re.IGNORECASE),

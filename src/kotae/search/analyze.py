@@ -6,9 +6,11 @@ stop words dropped; punctuation and symbols are dropped. Width is normalised (NF
 """
 from __future__ import annotations
 
+import os
 import re
 import threading
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
@@ -125,6 +127,17 @@ def words(text: str) -> list[tuple[str, list[str]]]:
             kind, token = _morpheme(m)
             out.append((m.surface(), [token] if kind == "ja" else _latin_tokens(token) if kind == "latin" else []))
     return out
+
+
+def file_tokens(files: Iterable[str]) -> frozenset[str]:
+    """The search tokens of files' names, folders and extension left out, separators read as spaces
+    (vodafone.xlsx → vodafon; stanley-cups_2023.csv → stanley, cup, 2023; 就業規則.pdf → 就業, 規則): people name a
+    document by its file ("the Vodafone figures"), which its text may never say."""
+    out: set[str] = set()
+    for f in files:
+        stem = os.path.splitext(re.split(r"[\\/]", f)[-1])[0]
+        out.update(analyze(re.sub(r"[_\-.+]+", " ", stem)))
+    return frozenset(out)
 
 
 # Capitalised English words that are not names of what a question is about (dates, languages, question words).
