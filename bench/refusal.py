@@ -246,6 +246,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=300, help="questions per probe set")
     ap.add_argument("--only", action="append", help="corpora to run (default all)")
     ap.add_argument("--experiments", help="comma-separated labels of EXPERIMENTS to run (default all)")
+    ap.add_argument("--out", default="refusal", help="results name under bench/results (default refusal)")
     args = ap.parse_args()
     if args.experiments:
         keep = args.experiments.split(",")
@@ -275,8 +276,8 @@ def main() -> int:
     m = machine()
     header = (f"Gate refusals on four corpora, default thresholds beside self-calibrated ones (fitted on the bundled "
               f"negatives and pseudo-questions from each index; never on these questions). Model: the default "
-              f"engine. Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/refusal.py --limit 200`.\n\n")
-    write("refusal", {"machine": m, "results": results}, header + "\n".join(lines))
+              f"engine. Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/refusal.py {' '.join(sys.argv[1:])}`.\n\n")
+    write(args.out, {"machine": m, "results": results}, header + "\n".join(lines))
     return 0
 
 
