@@ -83,11 +83,11 @@ def main() -> int:
                 pooled[part] += list(r)
             rows.append({"K": K, "beta": beta, "q": q, **{p: round(float(np.mean(v)), 3) for p, v in pooled.items()}})
     m = machine()
-    lines = [f"Hubness-corrected top similarity in the gate (bench/gate_hubness.py), samples/docs + the real files of "
+    lines = [(f"Hubness-corrected top similarity in the gate (bench/gate_hubness.py), samples/docs + the real files of "
              f"../shared/data/samples ({len(vectors)} chunks). β 0 is the shipped similarity (q 0.7 is today's "
              f"quantile). Share refused: answerable fit / held-out / users-real2 test (false refusals), and the "
              f"off-topic probes pooled (golden unanswerable, users-real2 unanswerable, JSQuAD, SQuAD, SciFact; "
-             f"{args.limit} each). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/gate_hubness.py`.",
+             f"{args.limit} each). Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/gate_hubness.py`."),
              "", "| K | β | quantile | false refusals fit | held-out | test | off-topic refused |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['K']} | {r['beta']} | {r['q']} | {r['fit']} | {r['held-out']} | {r['test']} | {r['off-topic']} |"
               for r in rows]

@@ -34,7 +34,7 @@ from common import machine, write
 from kotae import Kotae, Record
 from kotae.config import Settings
 from kotae.eval import load_golden
-from kotae.search import autocal
+from kotae.search import autocal, hubness
 from kotae.search import searcher as searcher_module
 from kotae.search.gate import GateSettings, calibrate, decide
 
@@ -92,7 +92,8 @@ EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSL
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),
                "margin of the other language's best chunk": (searcher_module, "OTHER_LANGUAGE_MARGIN", None),
-               "file names held": (searcher_module, "FILE_NAMES", None)}
+               "file names held": (searcher_module, "FILE_NAMES", None),
+               "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense))}
 
 
 def rate(flags: list[bool]) -> float | None:
@@ -151,7 +152,8 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
                 out["groups"][group][label] = rate(
                     [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found or nm > 0
                      for lang, m, c, a, ls, sim, nm in k._signals(questions)])
-            out.setdefault("experiments", {})[label] = getattr(module, name)
+            value = getattr(module, name)
+            out.setdefault("experiments", {})[label] = False if callable(value) else value  # a function: off
         finally:
             setattr(module, name, saved)
             k.self_calibrate(force=True)

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Self
 
+import numpy as np
+
 from kotae.answer.ask import ask_stream
 from kotae.answer.extractive import readable
 from kotae.answer.followup import retrieval_question
@@ -39,7 +41,7 @@ from kotae.conversing import Conversations
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.names import on_disk, shown
-from kotae.search import autocal
+from kotae.search import autocal, hubness
 from kotae.search.gate import GateStats, calibrate
 from kotae.search.rerank import Reranker, load_reranker
 from kotae.search.searcher import Searcher, SearchResult
@@ -213,10 +215,13 @@ class Kotae(Conversations):
 
     def index_records(self, records: Sequence[Record], collection: str, progress: Progress | None = None,
                       batch: int = 500) -> RecordsReport:
-        """Index pre-split passages (a BEIR corpus, rows from elsewhere), one chunk each, no chunking."""
+        """Index pre-split passages (a BEIR corpus, rows from elsewhere), one chunk each, no chunking; the gate
+        then recalibrates itself as after `index` (which also keeps what dense search's hubness needs)."""
         from kotae.records import index_records
 
-        return index_records(records, collection, self.store, self.embedder, progress, batch)
+        report = index_records(records, collection, self.store, self.embedder, progress, batch)
+        self.self_calibrate()
+        return report
 
     def documents(self) -> list[DocumentInfo]:
         return self.store.documents()
@@ -294,6 +299,9 @@ class Kotae(Conversations):
         """Fit the gate on your own (question, answerable) pairs and store the thresholds with the index; from
         then on the index never self-calibrates over them."""
         pairs = list(labelled)
+        if self.searcher.null_vectors("ja") is None and self.searcher.null_vectors("en") is None:
+            negatives = autocal.negatives()  # searches measure hubness with them, as after a self-calibration
+            self._keep_null(negatives, self.embedder.queries(negatives))
         signals = self._signals([q for q, _ in pairs])
         samples = [(answerable, *signal[1:]) for (_, answerable), signal in zip(pairs, signals, strict=True)]
         if all(s[0] for s in samples) or not any(s[0] for s in samples):
@@ -323,22 +331,48 @@ class Kotae(Conversations):
         texts = [t for _, t in self.store.chunk_texts()]
         self.store.set_meta("corpus_langs", json.dumps(autocal.languages(texts)))
         negatives = autocal.negatives()
+        null = self.embedder.queries(negatives)
+        self._keep_null(negatives, null)  # before the signals: searches measure hubness with them
         positive = self._signals(autocal.pseudo_questions(texts, noise=negatives))
         if not positive:
             return None
-        negative = self._signals(negatives)
+        negative = self._signals(negatives, null)
         fitted, st = autocal.fit(positive, negative, chunks)
         self._store_gate(fitted, st)
         return st
 
-    def _signals(self, questions: Sequence[str]) -> list[autocal.Signal]:
+    def _keep_null(self, questions: Sequence[str], vectors: np.ndarray) -> None:
+        """Keep the bundled negatives' vectors with the index, per question language, for dense search's
+        hubness (`kotae.search.hubness`)."""
+        langs = np.array(["ja" if detect_lang(q) in ("ja", "mixed") else "en" for q in questions])
+        by_lang = {la: np.asarray(vectors)[langs == la] for la in ("ja", "en") if (langs == la).any()}
+        chunk_langs = self.store.chunk_languages()
+        rowids = np.array(sorted(chunk_langs), np.int64)
+        sample = rowids[:: max(1, len(rowids) // 8192)]  # evenly spaced, whatever their language
+        found, chunk_vectors = self._vectors(sample)
+        center = hubness.centers(by_lang, chunk_vectors, [chunk_langs[int(r)] for r in found])
+        null = hubness.NullVectors(self.embedder.model_id, by_lang, center)
+        self.store.set_meta(hubness.META, null.to_json())
+        self.store.set_meta(hubness.STAMP, null.stamp())
+
+    def _vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids found, their vectors), from a store that reads vectors back, else from its matrix."""
+        try:
+            return self.store.exact_vectors(rowids)
+        except NotImplementedError:
+            m = self.store.dense_matrix()
+            keep = np.isin(m.rowids, rowids)
+            return m.rowids[keep], m.vectors[keep]
+
+    def _signals(self, questions: Sequence[str], vectors: np.ndarray | None = None) -> list[autocal.Signal]:
         """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
         margin, coverage, absent share, the corpus' share of that language, top dense similarity, and how many
         names the question mentions that no document does (the fit leaves that rule aside)."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
         out: list[autocal.Signal] = []
-        for q, vec in zip(questions, self.embedder.queries(questions), strict=True):
+        vecs = self.embedder.queries(questions) if vectors is None else vectors
+        for q, vec in zip(questions, vecs, strict=True):
             gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
             lang = detect_lang(q)
             out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,

@@ -12,7 +12,7 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.embed.memo import PassageMemo
-from kotae.search import lexicon
+from kotae.search import hubness, lexicon
 from kotae.search.analyze import analyze, file_tokens, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
@@ -82,6 +82,7 @@ class Searcher:
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
         self._files: tuple[int, frozenset[str]] = (-1, frozenset())
+        self._null: tuple[str, hubness.NullVectors | None] = ("", None)
         self._chunk_langs: tuple[int, dict[int, str], LangStats | None] = (-1, {}, None)
 
     def dense_index(self) -> DenseIndex | QuantizedIndex:
@@ -159,16 +160,17 @@ class Searcher:
             dense, _ = self._dense_search((dvec / np.linalg.norm(dvec)).astype(np.float32), n, doc_ids)
             if s.low_info_penalty > 0:
                 dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
+        sim = dict(dense)  # the similarities hits report (and other-language slots weigh)
+        ranked_dense = self._without_hubs(query, dense) if s.hubness > 0 else dense
         t["dense"] = _ms(t1) - t.get("embed_expansion", 0.0)
         hybrid = mode in ("hybrid", "hybrid+rerank")
         adaptive = hybrid and s.adaptive_keyword_weight
         cov = self.keyword_coverage(terms, keyword, df, n_chunks, query) if adaptive else 0.0
-        sim = dict(dense)
         bm = dict(keyword)
-        dense_rank = {r: i for i, (r, _) in enumerate(dense, 1)}
+        dense_rank = {r: i for i, (r, _) in enumerate(ranked_dense, 1)}
         kw_rank = {r: i for i, (r, _) in enumerate(keyword, 1)}
         t1 = time.perf_counter()
-        ranked = fuse(Arms(dense, keyword, cov, margin), s, "hybrid" if mode == "hybrid+rerank" else mode)
+        ranked = fuse(Arms(ranked_dense, keyword, cov, margin), s, "hybrid" if mode == "hybrid+rerank" else mode)
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
@@ -360,6 +362,36 @@ class Searcher:
             if sims:
                 best = max(best, sims[0] - float(q @ mean))
         return best
+
+    def _without_hubs(self, query: str, dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The dense candidates re-scored without their hubness (`hubness.corrected`, `search.hubness`), measured
+        with the question language's null questions; unchanged where the index keeps none for this model."""
+        kept, lang = self._kept_null(), _null_lang(query)
+        null = kept.by_lang.get(lang) if kept is not None else None
+        if kept is None or null is None or not dense:
+            return dense
+        try:
+            rowids, vectors = self.store.exact_vectors(np.array([r for r, _ in dense], np.int64))
+        except NotImplementedError:  # a store that cannot read vectors back: the plain ranking
+            return dense
+        langs, _ = self.language_stats()  # relative to each chunk's language where the corpus holds two
+        values = kept.relative(lang, hubness.penalties(null, vectors), [langs.get(int(r), "") for r in rowids])
+        return hubness.corrected(dense, dict(zip(rowids.tolist(), values.tolist())), self.settings.hubness)
+
+    def null_vectors(self, lang: str) -> np.ndarray | None:
+        """The bundled off-topic questions' vectors in `lang` ("ja" or "en") that the index keeps (None: none)."""
+        kept = self._kept_null()
+        return None if kept is None else kept.by_lang.get(lang)
+
+    def _kept_null(self) -> hubness.NullVectors | None:
+        """What the index's self-calibration kept of the bundled off-topic questions (`hubness.NullVectors`), when
+        this embedder made them; read again when their stamp changes."""
+        stamp = self.store.meta(hubness.STAMP) or ""
+        if self._null[0] != stamp:
+            stored = self.store.meta(hubness.META) if stamp else None
+            null = hubness.NullVectors.from_json(stored) if stored else None
+            self._null = (stamp, null if null is not None and null.model == self.embedder.model_id else None)
+        return self._null[1]
 
     def _translated_dense(self, query: str, qvec: np.ndarray, tvec: np.ndarray, dense: list[tuple[int, float]],
                           n: int, doc_ids: set[str] | None) -> list[tuple[int, float]]:
@@ -592,6 +624,11 @@ LANGUAGE_MARGIN = True
 # ... or the larger of that and the best other-language chunk's margin within its language (an experiment in
 # bench/refusal.py: questions about a document in the other language are refused most often)
 OTHER_LANGUAGE_MARGIN = False
+
+
+def _null_lang(text: str) -> str:
+    """The language whose null questions measure hubness for `text`: Japanese (mixed too, as the gate) or English."""
+    return "ja" if detect_lang(text) in ("ja", "mixed") else "en"
 
 
 def _lexicon_side(lang: str) -> str | None:

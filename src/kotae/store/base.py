@@ -187,7 +187,8 @@ class Store(ABC):
         return None
 
     def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rowids found, their float32 vectors), for the stores that give a `vector_file`."""
+        """(rowids found, their float32 vectors): the exact rescoring of a `vector_file`'s candidates, and the
+        dense candidates' hubness."""
         raise NotImplementedError(f"{type(self).__name__} has no vector file")
 
     @abstractmethod

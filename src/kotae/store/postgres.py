@@ -343,6 +343,14 @@ class PostgresStore(Store):
                            np.stack([array(r[2]) for r in rows]),
                            np.array([r[1] for r in rows], dtype=object))
 
+    def exact_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids found, their float32 vectors): the dense candidates' own vectors (hubness)."""
+        rows = self._rows("SELECT rowid, embedding FROM chunks WHERE rowid = ANY(%s)",
+                          ([int(r) for r in rowids],), binary=True)
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+        return np.array([r[0] for r in rows], np.int64), np.stack([array(r[1]) for r in rows])
+
     def dense_search(self, query: np.ndarray, k: int,
                      doc_ids: set[str] | None = None) -> tuple[list[tuple[int, float]], float]:
         """HNSW top-k (exact under a narrow filter), and the margin: top similarity minus the mean over the
