@@ -364,19 +364,28 @@ class Searcher:
         return best
 
     def _without_hubs(self, query: str, dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """The dense candidates re-scored without their hubness (`hubness.corrected`, `search.hubness`), measured
-        with the question language's null questions; unchanged where the index keeps none for this model."""
-        kept, lang = self._kept_null(), _null_lang(query)
-        null = kept.by_lang.get(lang) if kept is not None else None
-        if kept is None or null is None or not dense:
+        """The dense candidates re-scored without their hubness (`hubness.corrected`, `search.hubness`);
+        unchanged where the index keeps no null questions for this model or the store cannot read vectors."""
+        if not dense:
             return dense
         try:
             rowids, vectors = self.store.exact_vectors(np.array([r for r, _ in dense], np.int64))
-        except NotImplementedError:  # a store that cannot read vectors back: the plain ranking
+        except NotImplementedError:
             return dense
         langs, _ = self.language_stats()  # relative to each chunk's language where the corpus holds two
-        values = kept.relative(lang, hubness.penalties(null, vectors), [langs.get(int(r), "") for r in rowids])
+        values = self.hubness_of(query, vectors, [langs.get(int(r), "") for r in rowids])
+        if values is None:
+            return dense
         return hubness.corrected(dense, dict(zip(rowids.tolist(), values.tolist())), self.settings.hubness)
+
+    def hubness_of(self, query: str, vectors: np.ndarray, langs: Sequence[str]) -> np.ndarray | None:
+        """How near the null questions of the question's language come to each of `vectors` (passages of
+        languages `langs`), relative to their language's chunks; None where the index keeps none."""
+        kept, lang = self._kept_null(), _null_lang(query)
+        null = kept.by_lang.get(lang) if kept is not None else None
+        if kept is None or null is None:
+            return None
+        return kept.relative(lang, hubness.penalties(null, vectors), langs)
 
     def null_vectors(self, lang: str) -> np.ndarray | None:
         """The bundled off-topic questions' vectors in `lang` ("ja" or "en") that the index keeps (None: none)."""
