@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["META", "STAMP", "K", "NullVectors", "centers", "corrected", "penalties"]
 
-K = 10  # the null questions nearest a chunk that measure its hubness (bench/hubness.py: 5, 10, 30 measured)
+K = 10  # the null questions nearest a chunk that measure its hubness (not tuned: bench/hubness.py varies the weight)
 META = "null_vectors"
 STAMP = "null_vectors_stamp"  # changes whenever META is written: a search reads META again only then
 
