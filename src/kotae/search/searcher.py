@@ -161,7 +161,7 @@ class Searcher:
             if s.low_info_penalty > 0:
                 dense = demote(dense, self.information([r for r, _ in dense]), s.low_info_penalty)
         sim = dict(dense)  # the similarities hits report (and other-language slots weigh)
-        ranked_dense = self._without_hubs(query, dense) if s.hubness > 0 else dense
+        ranked_dense = self._without_hubs(query, dense) if s.hubness > 0 and mode != "keyword" else dense
         t["dense"] = _ms(t1) - t.get("embed_expansion", 0.0)
         hybrid = mode in ("hybrid", "hybrid+rerank")
         adaptive = hybrid and s.adaptive_keyword_weight
