@@ -3,9 +3,8 @@ clause of exceptions), so a dense similarity to one of them says less than the s
 nothing else comes near. As in cross-domain similarity local scaling (CSLS, Conneau et al. 2018), each dense
 candidate's similarity is lowered by `weight` × its hubness: the mean of the `K` highest similarities the bundled
 off-topic questions (kotae/data/negatives, in the question's language) have with it, less the mean of that over
-the chunks of its language (`centers`). Those questions' vectors are
-kept with the index when its gate calibrates itself (`NullVectors`), so a search scores only its candidates
-against them (~0.1 ms for 50). Pure functions.
+the chunks of its language (`centers`). Those questions' vectors are kept with the index when its gate calibrates
+itself (`NullVectors`), so a search scores only its candidates against them (~0.1 ms for 50). Pure functions.
 """
 from __future__ import annotations
 
