@@ -84,3 +84,12 @@ def test_an_index_without_kept_null_questions_searches_as_before(tmp_path):
         k.store.set_meta(hubness.STAMP, "")  # as an index calibrated before kotae kept them
         assert k.searcher.null_vectors("en") is None
         assert [h.chunk.heading[0] for h in k.search(QUESTION, mode="dense").hits[:2]] == ["Guide", "Parking"]
+
+
+def test_damaged_kept_null_questions_are_searched_without(tmp_path):
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), Settings()) as k:
+        k.index_records(RECORDS, "office")
+        k.store.set_meta(hubness.META, '{"model": "fake@1/256", "langs": {"en": {"n": 3')  # cut short
+        k.store.set_meta(hubness.STAMP, "damaged")
+        assert k.searcher.null_vectors("en") is None
+        assert [h.chunk.heading[0] for h in k.search(QUESTION, mode="dense").hits[:2]] == ["Guide", "Parking"]

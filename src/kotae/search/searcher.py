@@ -398,7 +398,10 @@ class Searcher:
         stamp = self.store.meta(hubness.STAMP) or ""
         if self._null[0] != stamp:
             stored = self.store.meta(hubness.META) if stamp else None
-            null = hubness.NullVectors.from_json(stored) if stored else None
+            try:
+                null = hubness.NullVectors.from_json(stored) if stored else None
+            except (ValueError, KeyError, TypeError):  # damaged: search without it until the next calibration
+                null = None
             self._null = (stamp, null if null is not None and null.model == self.embedder.model_id else None)
         return self._null[1]
 
