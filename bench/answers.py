@@ -7,6 +7,7 @@
     python bench/answers.py --reranker kotae --rerank-sentences 0.3,1   # plus a column per sentence-rerank weight
     python bench/answers.py --real ../shared/data   # users-real(2) over samples/docs + the real sample files
     python bench/answers.py --option search.translation_weight=0.5,0   # plus a column per value of a setting
+    python bench/answers.py --constant kotae.answer.extractive.KEEP_RATIO=0.95,0.96   # a column per value of a constant
 
 Sets: samples/golden-ja/en.jsonl (split by id hash, bench/common.hash_split) and samples/golden-users-ja/en.jsonl
 (their own `split` field; choices are made on the fit halves only), all over one index of samples/docs, hybrid search,
@@ -65,6 +66,12 @@ def diagnose(it: Any, k: Kotae) -> dict[str, Any]:
             "completeness": a.completeness, "noise": any(noise(part) for part in re.split(r"\[\d+\]", a.answer))}
 
 
+def sentences(rows: list[dict[str, Any]]) -> float:
+    """Mean cited sentences per answer, over the answered questions (the cost of quoting runners-up)."""
+    said = [len(re.findall(r"\[\d+\]", r["answer"])) for r in rows if r["why"] != "refused"]
+    return sum(said) / len(said) if said else 0.0
+
+
 def score_sets(k: Kotae, names: list[str], only: str | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for name in names:
@@ -87,6 +94,8 @@ def main() -> int:
                     help="also answer with this setting at each value (a column each)")
     ap.add_argument("--real", metavar="SHARED", help="index samples/docs plus the real files of SHARED/samples "
                                                      "(e.g. ../shared/data) and score users-real(2) over them")
+    ap.add_argument("--constant", action="append", default=[], metavar="MODULE.NAME=V1,V2",
+                    help="also answer with this module constant at each value (a column each)")
     ap.add_argument("--compare", choices=sorted(CHOICES), help="also score with this choice switched off")
     ap.add_argument("--reranker", help="load this reranker (search.reranker); the answers use it only through "
                                        "--rerank-sentences")
@@ -99,6 +108,7 @@ def main() -> int:
     off_noise = 0
     weights = [float(w) for w in args.rerank_sentences.split(",") if w]
     columns: dict[str, dict[str, float]] = {}
+    lengths: dict[str, float] = {}  # sentences per answer (its citations), per column
     with tempfile.TemporaryDirectory() as tmp:
         k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]),
                        reranker=get_reranker(args.reranker) if args.reranker else None)
@@ -110,8 +120,22 @@ def main() -> int:
         doors += [(f"{key}={v}", k.using(settings=overlay(Settings(), {key: v}, "--option")))
                   for o in args.option for key, values in [o.split("=", 1)] for v in values.split(",")]
         for label, door in doors:
-            columns[label] = {f"{r['set']}/{r['id']}": r["correct"]
-                              for r in score_sets(door, args.sets.split(","), args.split)}
+            done = score_sets(door, args.sets.split(","), args.split)
+            columns[label] = {f"{r['set']}/{r['id']}": r["correct"] for r in done}
+            lengths[label] = sentences(done)
+        for c in args.constant:
+            name, values = c.split("=", 1)
+            mod = importlib.import_module(name.rsplit(".", 1)[0])
+            saved = getattr(mod, name.rsplit(".", 1)[1])
+            for v in values.split(","):
+                setattr(mod, name.rsplit(".", 1)[1], type(saved)(v))
+                try:
+                    done = score_sets(k, args.sets.split(","), args.split)
+                finally:
+                    setattr(mod, name.rsplit(".", 1)[1], saved)
+                label = f"{name.rsplit('.', 1)[1]}={v}"
+                columns[label] = {f"{r['set']}/{r['id']}": r["correct"] for r in done}
+                lengths[label] = sentences(done)
         if args.compare:
             module, name = CHOICES[args.compare]
             mod = importlib.import_module(module)
@@ -147,7 +171,8 @@ def main() -> int:
     quoted = (f"Answers quoting a line that is no sentence (chart ticks, contents leaders: `extractive.noise`): "
               f"{len(noisy)} of {len(rows)}{f' (without {args.compare}: {off_noise})' if off else ''}"
               f"{': ' + ', '.join(noisy) if noisy else ''}.")
-    lines += ["", quoted]
+    lines += ["", quoted, "", "Sentences per answer (its citations; answered questions): "
+              + "; ".join(f"{label} {n:.2f}" for label, n in {"default": sentences(rows), **lengths}.items()) + "."]
     lines += ["", "Misses:", "", "| set | split | id | why | phrase in source # | question |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['set']} | {r['split']} | {r['id']} | {r['why']} | {r['phrase_in_sources']} | {r['question']} |"
               for r in rows if not r["correct"]]
@@ -166,7 +191,8 @@ def main() -> int:
               f"{' --compare ' + args.compare if off else ''}"
               f"{f' --reranker {args.reranker}' if args.reranker else ''}"
               f"{f' --rerank-sentences {args.rerank_sentences}' if weights else ''}"
-              f"{''.join(f' --option {o}' for o in args.option)}`.\n\n")
+              f"{''.join(f' --option {o}' for o in args.option)}"
+              f"{''.join(f' --constant {c}' for c in args.constant)}`.\n\n")
     write("answers_real" if args.real else "answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
                       "rerank_sentences": columns,
                       "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},

@@ -78,3 +78,15 @@ def test_how_much_is_no_list_question_and_asking_phrases_earn_no_keyword_credit(
     assert "場合" not in checks.without_asking("クビになるのはどんな場合？")
     assert "名前" not in checks.without_asking("無線の名前は？")
     assert checks.without_asking("名前の変更手続きは？") == "名前の変更手続きは?"  # a name as the topic stays
+
+
+def test_a_close_runner_up_is_quoted_after_the_best_and_does_not_answer_alone():
+    cands = candidates(["健康診断は毎年1回行う。ストレスチェックは毎年1回行う。社員食堂は本社8階にある。"])
+    # the runner-up within KEEP_RATIO (0.93 of the best) is quoted, after the best although it comes first on the page
+    chosen = pick(cands[:2], np.array([0.93, 1.0]))
+    assert [c.text for c in chosen] == ["ストレスチェックは毎年1回行う。", "健康診断は毎年1回行う。"]
+    assert [c.text for c in pick(cands, np.array([0.5, 1.0, 0.2]))] == ["ストレスチェックは毎年1回行う。"]
+    # a part asking for a number whose only sentence holding one is such a runner-up is missing, not answered
+    cands = candidates(["再発行の手続は総務部で行う。一時入館証は1階受付で受け取る。"])
+    part = answer_part("再発行までに何日かかりますか。", cands, np.array([0.95, 0.78]), [], [[], []])
+    assert "一時入館証は1階受付で受け取る。" in [c.text for c in part.chosen] and part.status == "missing"

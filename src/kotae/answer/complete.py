@@ -3,7 +3,8 @@
 Pure: candidate sentences and their scores for each part come in (kotae.answer.ask embeds and scores them).
 A part is
 - "answered" by its best sentences; when it asks for a kind of expression (checks.asked_type: an amount, a
-  rate, a time, a number, a date) the sentences holding one come first, and one must be among them; a
+  rate, a time, a number, a date) the sentences holding one come first, and one must be among those scoring
+  within extractive.CLOSE_RATIO of the best (runners-up further down are quoted, not counted); a
   sentence holding the finer expression asked (checks.asked_detail: a deadline, a person) is preferred;
 - "blank" when what answers it is a form field left blank (「支給額：月額　　円」): reported as blank, never
   as a value;
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kotae.answer import checks
-from kotae.answer.extractive import LEAD_IN, Candidate, pick
+from kotae.answer.extractive import CLOSE_RATIO, LEAD_IN, Candidate, pick
 from kotae.search.analyze import analyze
 
 TYPE_BONUS = 0.1  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
@@ -74,9 +75,10 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     about = set(tokens)
     holding = {cands[i] for i in filled if typed[i] and (first or not about or about & set(cand_tokens[i]))}
     chosen = pick([cands[i] for i in filled], adjusted[filled], first=holding.__contains__ if kind else None)
+    sure = set(pick([cands[i] for i in filled], adjusted[filled], keep_ratio=CLOSE_RATIO))
     givers = [(scores[i], cand_tokens[i]) for i in filled if kind is None or typed[i]]
     named = _named_blank(blank, labels, scores, set(tokens), givers)
-    given = [cand_tokens[i] for i in filled if cands[i] in chosen and cands[i] in holding]
+    given = [cand_tokens[i] for i in filled if cands[i] in sure and cands[i] in holding]
     # a chosen amount answers, unless the question names a blank field and no chosen amount mentions that field
     mentions = named is None or any(set(analyze(labels[named] or "")) & set(t) for t in given)
     if given and mentions:

@@ -26,6 +26,8 @@ NOVELTY_WEIGHT = 0.05
 SYNONYM_CREDIT = 0.5  # a question word found in a sentence only as a synonym (ゴルフ for "golf") counts half
 RANK_PRIOR = 0.01  # per rank step; breaks near-ties in favour of the better passage
 MIN_CHARS = 6
+KEEP_RATIO = 0.92  # a runner-up sentence scoring within this ratio of the best is quoted too (`pick`)…
+CLOSE_RATIO = 0.97  # …after those within this one (near-equal to the best), which come in reading order
 
 
 _CJK = "\u3000-\u30ff\u3400-\u9fff\uff00-\uffef"
@@ -233,25 +235,31 @@ def reranked(scores: np.ndarray, texts: Sequence[str], question: str, reranker: 
 
 
 def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
-         keep_ratio: float = 0.97, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
-    """The best sentence, plus runners-up scoring within `keep_ratio` of it, in reading order (those for which
-    `first` holds, e.g. the ones holding the asked amount, before the others); a sentence that introduces a
-    list (次の…/以下の…/as follows/:) comes with its items. A sentence that repeats a chosen one (the same letters
-    and digits: the same line in two passages, or in a PDF and its DOCX copy) is left out."""
+         keep_ratio: float | None = None, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
+    """The best sentence, plus runners-up scoring within `keep_ratio` (default KEEP_RATIO) of it: those within
+    CLOSE_RATIO in reading order, then the others (and, before all, those for which `first` holds, e.g. the ones
+    holding the asked amount); a sentence that introduces a list (次の…/以下の…/as follows/:) comes with its items.
+    A sentence that repeats a chosen one (the same letters and digits: the same line in two passages, or in a PDF
+    and its DOCX copy) is left out."""
     if not len(cands):
         return []
+    keep = KEEP_RATIO if keep_ratio is None else keep_ratio
     order = np.argsort(-scores, kind="stable")
     best = scores[order[0]]
     chosen: list[Candidate] = []
+    close: set[Candidate] = set()
     seen: set[str] = set()
     for i in order:
-        if len(chosen) == max_sentences or scores[i] < best * keep_ratio:
+        if len(chosen) == max_sentences or scores[i] < best * keep:
             break
         said = _said(cands[i].text)
         if said not in seen:
             seen.add(said)
             chosen.append(cands[i])
-    return with_items(sorted(chosen, key=lambda c: (first is not None and not first(c), c.source, c.start)), cands)
+            if scores[i] >= best * CLOSE_RATIO:
+                close.add(cands[i])
+    return with_items(sorted(chosen, key=lambda c: (first is not None and not first(c), c not in close, c.source,
+                                                    c.start)), cands)
 
 
 def _said(text: str) -> str:
