@@ -39,6 +39,30 @@ def test_the_bundled_lexicon_knows_workplace_words():
     assert "salari" in lexicon.translations(analyze("給料"), "ja", lex, per_term=3)
 
 
+def test_the_bundled_lexicon_knows_workplace_compounds():
+    lex = lexicon.bundled()
+    for en, ja in (("extension number", "内線"), ("overtime work", "時間"), ("New Year's holiday", "年末")):
+        assert ja in lexicon.translations(analyze(en), "en", lex, per_term=3), en
+
+
+def test_on_demand_lookups_give_the_bundled_answers(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lexicon.on_demand.cache_clear()
+    try:
+        lazy, full = lexicon.on_demand(), lexicon.bundled()
+        assert lazy is not full and list((tmp_path / "cache" / "kotae").glob("lexicon-*.sqlite3"))
+        for q in ("What is the extension number of the accounting department?", "Can I have a side job?",
+                  "時間外労働の割増率は", "給料はいつ支払われますか", "overtime pay for a paid vacation day"):
+            toks = analyze(q)
+            for source in ("en", "ja"):
+                assert lexicon.spans(toks, source, lazy) == lexicon.spans(toks, source, full)
+                assert lexicon.translations(toks, source, lazy) == lexicon.translations(toks, source, full)
+                assert lexicon.candidates(toks, source, lazy) == lexicon.candidates(toks, source, full)
+        assert lexicon.on_demand() is lazy  # once per process
+    finally:
+        lexicon.on_demand.cache_clear()
+
+
 DOCS = {"rules.md": "# 食堂\n\n社員食堂の営業は11時から14時までとする。\n",
         "parking.md": "# Parking\n\nThe parking lot opens at seven in the morning.\n"}
 

@@ -2,12 +2,13 @@
 
 An English question over Japanese documents shares no word with them, so its keyword search found nothing and
 only the dense arm could rank the Japanese evidence. The bundled lexicon (kotae/data/lexicon, derived from
-JMdict by scripts/build_lexicon.py; EDRDG, CC BY-SA 3.0) maps each English gloss of a common Japanese word to
-the words it glosses, best first (wage → 賃金 労賃 工賃 …), both sides held as search tokens. `translations`
+JMdict by scripts/build_lexicon.py; EDRDG, CC BY-SA 3.0) maps each English gloss of a common Japanese word, and
+each two- or three-word gloss of the others (extension number → 内線番号; bench/lexicon_coverage.py), to the words
+it glosses, best first (wage → 賃金 労賃 工賃 …), both sides held as search tokens. `translations`
 gives a question's words in the other language, longest phrase first (side job → 副業 before side, job), at
 most `per_term` words per matched phrase. The Japanese → English direction reads the same table backwards, for a
 Japanese question's nouns only, at a lower weight (SOURCES, below). Pure apart from `bundled`, which reads the
-table once per process (~0.06 s, at the first question over a corpus that holds the other language).
+table once per process (~0.2 s); questions look their phrases up in a cached copy instead (`on_demand`).
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+
+from kotae.search import lookup
 
 # The question languages whose words are searched in the other language. English: bench/translations.py, chosen
 # on the fit halves (pooled hit@1 0.682 → 0.708 with English questions translated at weight 1.0). Japanese too
@@ -62,6 +65,7 @@ class Side:
 @dataclass(frozen=True)
 class Lexicon:
     en_ja: Side
+    backward: Side | None = None  # the Japanese → English side, when looked up rather than derived
 
     @classmethod
     def from_lines(cls, lines: Sequence[str]) -> Lexicon:
@@ -72,6 +76,8 @@ class Lexicon:
     @cached_property
     def ja_en(self) -> Side:
         """The table read backwards: a Japanese word → the English glosses that list it, best-ranked first."""
+        if self.backward is not None:
+            return self.backward
         backward: dict[str, list[tuple[int, int, str]]] = {}
         for n, (en, cells) in enumerate(self.en_ja.cells.items()):
             for rank, ja in enumerate(c for c in cells.split("\t") if c):
@@ -84,8 +90,32 @@ class Lexicon:
 
 @lru_cache(maxsize=1)
 def bundled() -> Lexicon:
+    """The bundled table, parsed whole (~0.2 s)."""
     with gzip.open(DATA, "rt", encoding="utf-8") as f:
         return Lexicon.from_lines(f.readlines())
+
+
+LOOKUP_FORMAT = 1  # bump when the cached copy's tables change shape
+
+
+@lru_cache(maxsize=1)
+def on_demand() -> Lexicon:
+    """The bundled table for questions, both directions looked up phrase by phrase in an SQLite copy kept in the
+    user cache (`kotae.search.lookup`, built once per installation from `bundled`): a one-shot `kotae ask` reads
+    the few phrases of its question instead of parsing the table (bench/cold_start.py)."""
+    path = lookup.cache_path("lexicon", DATA, __file__, version=LOOKUP_FORMAT) + ".sqlite3"
+    names = ("en_ja", "en_ja_prefixes", "ja_en", "ja_en_prefixes")
+    tables = lookup.open_tables(path, names)
+    if tables is None:
+        lex = bundled()
+        lookup.build(path, {f"{name}{part}": rows for name, side in (("en_ja", lex.en_ja), ("ja_en", lex.ja_en))
+                            for part, rows in (("", side.cells.items()),
+                                               ("_prefixes", ((p, True) for p in side.prefixes)))})
+        tables = lookup.open_tables(path, names)
+        if tables is None:
+            return lex
+    return Lexicon(Side(tables["en_ja"], tables["en_ja_prefixes"]),  # type: ignore[arg-type]
+                   Side(tables["ja_en"], tables["ja_en_prefixes"]))  # type: ignore[arg-type]
 
 
 def matches(tokens: Sequence[str], side: Side) -> list[tuple[int, int, tuple[Phrase, ...]]]:

@@ -251,7 +251,7 @@ class Searcher:
         if source is None:
             return []
         own = set(qtokens)
-        lex = lexicon.bundled()
+        lex = lexicon.on_demand()
         held = None
         if lexicon.HELD_ONLY:
             df, _ = self.store.document_frequencies(lexicon.candidates(qtokens, source, lex))
@@ -449,7 +449,7 @@ class Searcher:
         source = self.translation_source(query)
         if source not in lexicon.COVERAGE_SOURCES:
             return passages
-        lex, per = lexicon.bundled(), self.settings.translations
+        lex, per = lexicon.on_demand(), self.settings.translations
         return [p + lexicon.held_through_translation(terms, p, source, lex, per) for p in passages]
 
     def _rerank(self, reranker: Reranker, query: str, ranked: list[tuple[int, float]],
@@ -506,7 +506,7 @@ class Searcher:
         source = _lexicon_side(lang)
         if source is None or not MIN_NAME_SHARE <= share < MIN_LANG_SHARE or not self._holds_other(source):
             return None
-        lex = lexicon.bundled()
+        lex = lexicon.on_demand()
         spans = lexicon.matches(qtokens, lex.side(source))
         df_all = self._with_frequencies(df, [t for _, _, found in spans for p in found for t in p])
         known = {i for a, b, _ in spans for i in range(a, b)}
@@ -545,7 +545,7 @@ class Searcher:
         found = names(query) if source and share >= MIN_NAME_SHARE else []
         if not found:
             return []
-        lex = lexicon.bundled() if source and self._holds_other(source) else None
+        lex = lexicon.on_demand() if source and self._holds_other(source) else None
         tokens = [t for _, toks in found for t in toks]
         extra = lexicon.candidates(tokens, source, lex) if lex is not None and source else []
         df_all = self._with_frequencies(df, [*tokens, *extra])

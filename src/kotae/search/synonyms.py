@@ -16,11 +16,12 @@ from __future__ import annotations
 import gzip
 import marshal
 import os
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from kotae.search import lookup
 
 MEMO_FORMAT = 2  # bump when the parsed tables change shape or content rules (from_rows)
 PREFIX = "syn"  # group terms: syn<group number>; FTS5 and the PostgreSQL store keep them as one term
@@ -115,74 +116,30 @@ def bundled(workplace: bool = True) -> Synonyms:
     return syn
 
 
-class _Table:
-    """A read-only mapping over one table of the on-demand synonyms file: key → marshalled value."""
-
-    def __init__(self, db, table: str) -> None:  # type: ignore[no-untyped-def]
-        self._db, self._sql = db, f"SELECT v FROM {table} WHERE k = ?"
-        self._seen: dict[object, object] = {}
-
-    def get(self, key, default=None):  # type: ignore[no-untyped-def]
-        if key not in self._seen:
-            row = self._db.execute(self._sql, (_key(key),)).fetchone()
-            self._seen[key] = marshal.loads(row[0]) if row else None
-        got = self._seen[key]
-        return default if got is None else got
-
-    def __contains__(self, key: object) -> bool:
-        return self.get(key) is not None
-
-
-def _key(key: object) -> str | int:
-    return "\x1f".join(key) if isinstance(key, tuple) else key  # type: ignore[return-value]
-
-
 @lru_cache(maxsize=2)
 def on_demand(workplace: bool = True) -> Synonyms:
     """The bundled dictionary for questions (`workplace` as `bundled`): its entries looked up one by one in an
-    SQLite copy kept in the user cache (built once per installation from `bundled`), so a one-shot `kotae ask`
-    does not load all of it (bench/cold_start.py). Indexing uses `bundled` (every chunk looks up many runs)."""
-    import sqlite3
-
+    SQLite copy kept in the user cache (`kotae.search.lookup`, built once per installation from `bundled`), so a
+    one-shot `kotae ask` does not load all of it (bench/cold_start.py). Indexing uses `bundled` (every chunk looks
+    up many runs)."""
     path = _memo_path(WORKPLACE if workplace else None).removesuffix(".marshal") + ".sqlite3"
-    if not os.path.exists(path):
-        _build(path, bundled(workplace))
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        db.execute("SELECT 1 FROM entries LIMIT 1").fetchall()
-    except sqlite3.Error:
-        return bundled(workplace)
-    return Synonyms(_Table(db, "entries"), _Table(db, "groups"), _Table(db, "prefixes"))  # type: ignore[arg-type]
-
-
-def _build(path: str, syn: Synonyms) -> None:
-    import sqlite3
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".sqlite3")
-        os.close(fd)
-        db = sqlite3.connect(tmp)
-        for table, rows in (("entries", ((_key(k), marshal.dumps(v)) for k, v in syn.entries.items())),
-                            ("groups", ((k, marshal.dumps(v)) for k, v in syn.groups.items())),
-                            ("prefixes", ((_key(k), marshal.dumps(True)) for k in syn.prefixes))):
-            db.execute(f"CREATE TABLE {table}(k PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
-            db.executemany(f"INSERT INTO {table} VALUES(?, ?)", rows)
-        db.commit()
-        db.close()
-        os.replace(tmp, path)  # atomic: a concurrent reader sees the whole file or none
-    except (OSError, sqlite3.Error):
-        pass
+    names = ("entries", "groups", "prefixes")
+    tables = lookup.open_tables(path, names)
+    if tables is None:
+        syn = bundled(workplace)
+        lookup.build(path, {"entries": syn.entries.items(), "groups": syn.groups.items(),
+                            "prefixes": ((k, True) for k in syn.prefixes)})
+        tables = lookup.open_tables(path, names)
+        if tables is None:
+            return syn
+    return Synonyms(tables["entries"], tables["groups"], tables["prefixes"])  # type: ignore[arg-type]
 
 
 def _memo_path(workplace: str | None) -> str:
     # named by the table's, the workplace groups' (when used) and this module's size and mtime, MEMO_FORMAT and
     # Python's marshal version: any change to one of them reads the table again
-    st, code = os.stat(DATA), os.stat(__file__)
-    extra = f"-w{os.stat(workplace).st_size}-{os.stat(workplace).st_mtime_ns}" if workplace else "-w0"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    key = f"{st.st_size}-{st.st_mtime_ns}-{code.st_size}-{code.st_mtime_ns}{extra}-{MEMO_FORMAT}-{sys.version_info[0]}{sys.version_info[1]}-{marshal.version}"
-    return os.path.join(base, "kotae", f"synonyms-{key}.marshal")
+    sources = (DATA, __file__, *([workplace] if workplace else []))
+    return lookup.cache_path("synonyms", *sources, version=MEMO_FORMAT) + ".marshal"
 
 
 def matches(tokens: Sequence[str], syn: Synonyms, *, query: bool) -> list[tuple[int, int, int]]:
