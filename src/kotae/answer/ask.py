@@ -36,6 +36,7 @@ SENTENCE_TRANSLATED = True
 # A line that is no sentence (a chart's axis ticks, a table of contents' dot leaders: extractive.noise) is quoted
 # only when nothing else scores near it: bench/answers.py --compare noise-lines.
 NOISE_LINES = True
+ANSWER_PASSAGES = 3  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,
@@ -160,9 +161,9 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
 
 
 def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: ignore[no-untyped-def]
-             searcher: Searcher, tvec: np.ndarray | None = None, passages: int = 3) -> complete.Composed:
+             searcher: Searcher, tvec: np.ndarray | None = None, passages: int | None = None) -> complete.Composed:
     """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
-    top = hits[:passages]
+    top = hits[:ANSWER_PASSAGES if passages is None else passages]
     cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top])
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
