@@ -90,3 +90,15 @@ def test_a_close_runner_up_is_quoted_after_the_best_and_does_not_answer_alone():
     cands = candidates(["再発行の手続は総務部で行う。一時入館証は1階受付で受け取る。"])
     part = answer_part("再発行までに何日かかりますか。", cands, np.array([0.95, 0.78]), [], [[], []])
     assert "一時入館証は1階受付で受け取る。" in [c.text for c in part.chosen] and part.status == "missing"
+
+
+def test_a_later_part_needs_its_topic_words_not_its_question_word():
+    from kotae.search.analyze import analyze
+
+    part = "再発行までに何日かかるかも教えてください。"
+    cands = candidates(["在籍証明書は、申請から3営業日以内に、PDFでお送りします。"])
+    later = answer_part(part, cands, np.array([0.9]), analyze(part), [analyze(c.text) for c in cands], first=False)
+    assert later.status == "missing"  # 日 of 何日 is no topic word: the certificate's 3営業日 does not answer it
+    cands = candidates(["入館証の再発行には3営業日かかります。"])
+    later = answer_part(part, cands, np.array([0.9]), analyze(part), [analyze(c.text) for c in cands], first=False)
+    assert later.status == "answered"

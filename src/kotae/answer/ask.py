@@ -36,7 +36,7 @@ SENTENCE_TRANSLATED = True
 # A line that is no sentence (a chart's axis ticks, a table of contents' dot leaders: extractive.noise) is quoted
 # only when nothing else scores near it: bench/answers.py --compare noise-lines.
 NOISE_LINES = True
-ANSWER_PASSAGES = 3  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
+ANSWER_PASSAGES = 4  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,

@@ -24,6 +24,7 @@ import numpy as np
 from kotae.answer import checks
 from kotae.answer.extractive import CLOSE_RATIO, LEAD_IN, Candidate, pick
 from kotae.search.analyze import analyze
+from kotae.search.gate import ASKING
 
 TYPE_BONUS = 0.1  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
 DETAIL_BONUS = 0.05  # one holding the finer expression asked (a deadline, a person)
@@ -71,8 +72,9 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     if top is not None and scores[top] >= best_filled:
         return Part(text, kind, "blank", blank=cands[top], label=labels[top] or "")
     # a later part ("…, and how much is it for domestic trips?") is answered only by a sentence holding one of its
-    # own words: its context words were said in the part before, so a sentence without any is about something else
-    about = set(tokens)
+    # own words: its context words were said in the part before, so a sentence without any is about something else;
+    # the words that only ask (何日 of 「何日かかるか」, 教えてください) are no such words
+    about = _topic(text, kind) if not first else set(tokens)
     holding = {cands[i] for i in filled if typed[i] and (first or not about or about & set(cand_tokens[i]))}
     chosen = pick([cands[i] for i in filled], adjusted[filled], first=holding.__contains__ if kind else None)
     sure = set(pick([cands[i] for i in filled], adjusted[filled], keep_ratio=CLOSE_RATIO))
@@ -88,6 +90,15 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     if kind is not None or not chosen:
         return Part(text, kind, "missing", chosen=tuple(chosen))
     return Part(text, kind, "answered", chosen=tuple(chosen))
+
+
+def _topic(text: str, kind: str | None) -> set[str]:
+    """The search tokens of a question part without its asking words: the question word of the asked kind (何日,
+    いくら, how many) and the request words (教えて, ください)."""
+    asked = checks.without_asking(text)
+    if kind is not None:
+        asked = checks.TYPES[kind][0].sub(" ", unicodedata.normalize("NFKC", asked))
+    return set(analyze(asked)) - ASKING
 
 
 def _named_blank(blank: Sequence[int], labels: Sequence[str | None], scores: np.ndarray, asked: set[str],
