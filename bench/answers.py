@@ -128,7 +128,8 @@ def main() -> int:
             mod = importlib.import_module(name.rsplit(".", 1)[0])
             saved = getattr(mod, name.rsplit(".", 1)[1])
             for v in values.split(","):
-                setattr(mod, name.rsplit(".", 1)[1], type(saved)(v))
+                setattr(mod, name.rsplit(".", 1)[1], v.lower() in ("1", "true", "on") if isinstance(saved, bool)
+                        else type(saved)(v))
                 try:
                     done = score_sets(k, args.sets.split(","), args.split)
                 finally:

@@ -93,6 +93,8 @@ EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSL
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),
                "margin of the other language's best chunk": (searcher_module, "OTHER_LANGUAGE_MARGIN", None),
                "file names held": (searcher_module, "FILE_NAMES", None),
+               "synonyms inside longer entries": (searcher_module, "SYNONYMS_INSIDE", None),
+               "gate coverage with synonyms": (searcher_module, "GATE_COVERAGE_SYNONYMS", None),
                "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense))}
 
 

@@ -99,6 +99,10 @@ def test_absent_terms_name_the_words_the_documents_never_contain():
     assert absent_terms(words("量子コンピュータの原理を説明してください"), {}) == ["量子コンピュータ", "原理"]
     assert absent_terms(words("Who won the 2018 FIFA World Cup?"), {"won": 1}) == ["2018 FIFA World Cup"]
     assert absent_terms(words("社員食堂の営業時間は？"), {"社員": 1, "食堂": 1, "営業": 1, "時間": 4}) == []
+    # a word the documents hold through a synonym is not named; a compound with a piece they lack is, whole
+    assert absent_terms(words("ボーナスって年に何回出るの？"), {"年": 3, "回": 5, "出る": 2},
+                        held=frozenset({"ボーナス"})) == []
+    assert absent_terms(words("社員旅行の行き先は？"), {}, held=frozenset({"旅行"})) == ["社員旅行", "行き先"]
 
 
 def test_explanations_are_plain_words_in_the_question_s_language():

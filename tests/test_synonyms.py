@@ -6,6 +6,7 @@ from kotae.pipeline import index_paths
 from kotae.search import Searcher
 from kotae.search.analyze import analyze
 from kotae.search.fusion import add_weighted
+from kotae.search.gate import absent_share
 from kotae.search.synonyms import (
     Synonyms,
     bundled,
@@ -147,3 +148,15 @@ def test_a_question_word_a_passage_holds_as_its_synonym_counts_as_held():
     assert held_through_groups(q, analyze("時間外労働の割増率は25%"), syn) == ["残業"]
     assert held_through_groups(q, analyze("残業の割増率"), syn) == []  # held as itself
     assert held_through_groups(q, analyze("休日労働の割増率"), syn) == []  # another group
+
+
+def test_one_token_entries_inside_a_longer_entry_count_for_what_the_documents_hold():
+    syn = bundled()
+    toks = analyze("給与から天引きされるもの")  # 給与 天引き: also the entry 給与天引き, whose group the rules may lack
+    longest = matches(toks, syn, query=True)
+    every = matches(toks, syn, query=True, every=True)
+    assert [(a, b) for a, b, _ in longest] == [(0, 2)]
+    assert {(0, 1), (1, 2)} <= {(a, b) for a, b, _ in every} and set(longest) <= set(every)
+    # with the singles, 給与 (in 賃金's group) and 天引き (in 控除's) are held where the rules say 賃金 and 控除
+    spans = [(a, b, g in {g for _, _, g in matches(analyze("賃金から控除する"), syn, query=False)}) for a, b, g in every]
+    assert absent_share(toks, {}, spans)[0] == 0.0

@@ -34,7 +34,9 @@ REFIT_GROWTH = 0.25  # refit when the chunk count moved by 25 % since the last f
 # 2: the margin within the top chunk's language, absent words looked for in both languages (2026-12-03).
 # 3: the dense ranking without hubness (`search.hubness`), measured with the negatives' vectors the fit keeps
 # (2026-12-05): the passages whose keyword coverage the gate weighs can differ.
-DESIGN = 3
+# 4: keyword coverage counts a word a passage holds as its synonym, and synonyms inside longer entries count for
+# what the documents hold (2026-12-05, bench/refusal.py).
+DESIGN = 4
 # A pseudo-question keeps SPAN of a sentence, and NOISE of its words (or characters) are swapped for words of
 # the bundled negatives: real questions share only part of their vocabulary with the passage that answers
 # them. Both were chosen on the "fit" half of the golden sets (bench/refusal.py), never the held-out half.

@@ -203,21 +203,25 @@ def absent_names(names: Sequence[tuple[str, Sequence[str]]], df: Mapping[str, in
 
 
 def absent_terms(question_words: Sequence[tuple[str, Sequence[str]]], df: Mapping[str, int],
-                 limit: int = 4) -> list[str]:
+                 limit: int = 4, held: frozenset[str] = frozenset()) -> list[str]:
     """The question's words (as written) that no chunk of the documents contains after normalisation: words
     whose every search token has no document frequency. Adjacent such pieces of Japanese text are joined
-    (ワールド + カップ → ワールドカップ); the longest first, at most `limit`."""
+    (ワールド + カップ → ワールドカップ); the longest first, at most `limit`. A run whose every piece the documents
+    hold through a synonym (`held`: ボーナス where they say 賞与) is not named; one with a piece they lack is, whole
+    (社員旅行, though 旅行 is held as "travel")."""
     out: list[str] = []
     run = ""
+    named = False  # the run has a piece the documents hold in no form
     for surface, tokens in [*question_words, ("", [])]:
         missing = bool(tokens) and all(df.get(t, 0) == 0 for t in tokens) and not set(tokens) <= ASKING
         if missing and (not run or run[-1].isascii() == surface[:1].isascii()):
             glue = " " if run and surface.isascii() else ""  # English words apart, Japanese pieces joined
             run = f"{run}{glue}{surface}"
+            named = named or not set(tokens) <= held
             continue
-        if run:
+        if run and named:
             out.append(run.strip())
-        run = surface if missing else ""
+        run, named = (surface, not set(tokens) <= held) if missing else ("", False)
     seen = list(dict.fromkeys(out))
     return sorted(seen, key=lambda w: (-len(w), seen.index(w)))[:limit]
 

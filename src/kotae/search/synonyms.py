@@ -142,10 +142,11 @@ def _memo_path(workplace: str | None) -> str:
     return lookup.cache_path("synonyms", *sources, version=MEMO_FORMAT) + ".marshal"
 
 
-def matches(tokens: Sequence[str], syn: Synonyms, *, query: bool) -> list[tuple[int, int, int]]:
+def matches(tokens: Sequence[str], syn: Synonyms, *, query: bool, every: bool = False) -> list[tuple[int, int, int]]:
     """(start, end, group) of the dictionary entries in `tokens`, by start: every entry of two or more tokens
     (休日出勤手当 holds 休日出勤 and 休日出勤手当), a one-token entry only where no longer entry covers it (the
-    労働 of 時間外労働 is not 労働). In a question (`query`) only entries that may start an expansion count."""
+    労働 of 時間外労働 is not 労働), or also there with `every` (what the documents may hold a word as: 給与 and
+    天引き of 給与天引き). In a question (`query`) only entries that may start an expansion count."""
     found: list[tuple[int, int, int]] = []
     covered: set[int] = set()
     singles: list[tuple[int, int]] = []
@@ -163,7 +164,7 @@ def matches(tokens: Sequence[str], syn: Synonyms, *, query: bool) -> list[tuple[
             if run not in syn.prefixes or i + size >= len(tokens):
                 break
             size += 1
-    found.extend((i, i + 1, g) for i, g in singles if i not in covered)
+    found.extend((i, i + 1, g) for i, g in singles if every or i not in covered)
     return sorted(found)
 
 
