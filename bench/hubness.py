@@ -59,6 +59,25 @@ def scores(k: Kotae, questions: list[tuple[str, Any, str]], mode: str) -> dict[s
                 "ndcg@10": round(sum(r["ndcg@10"] for r in rs) / len(rs), 4)} for g, rs in sorted(groups.items())}
 
 
+def tables(columns: dict[str, dict[str, dict[str, dict[str, float]]]]) -> list[str]:
+    """Markdown tables, one per mode: a row per group of `scores` (pooled, per set, per category), a column per
+    variant (label → mode → scores), hit@1 / nDCG@10 in each cell."""
+    first = next(iter(columns.values()))["hybrid"]
+    groups = [g for g in first if "/" in g and ":" not in g and not g.split("/")[0] in answers.SETS]
+    groups += [g for g in first if "/" in g and ":" not in g and g.split("/")[0] in answers.SETS]
+    groups += [g for g in first if ":" in g]
+    lines: list[str] = []
+    for mode in MODES:
+        lines += [f"### {mode}", "", "| group | n | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
+        for g in groups:
+            cells = [col[mode].get(g) for col in columns.values()]
+            n = next((c["n"] for c in cells if c), 0)
+            lines.append(f"| {g} | {n} | " + " | ".join(f"{c['hit@1']:.3f} / {c['ndcg@10']:.3f}" if c else "–"
+                                                       for c in cells) + " |")
+        lines.append("")
+    return lines
+
+
 def beir(shared: str, weights: list[float]) -> int:
     """nDCG@10 per mode on bench/retrieval.py's data sets, each weight over the same index."""
     import retrieval
@@ -119,24 +138,12 @@ def main() -> int:
             results[f"{w:g}"] = {mode: scores(door, questions, mode) for mode in MODES}
             print(w, {m: results[f"{w:g}"][m].get("samples/fit") for m in MODES}, flush=True)
     m = machine()
-    first = results[f"{weights[0]:g}"]["hybrid"]
-    groups = [g for g in first if "/" in g and ":" not in g and not g.split("/")[0] in answers.SETS]
-    groups += [g for g in first if "/" in g and ":" not in g and g.split("/")[0] in answers.SETS]
-    groups += [g for g in first if ":" in g]
     lines = [(f"Dense search without hubness (`search.hubness` = weight), hit@1 / nDCG@10 (rule either, top 10, "
              f"answerable questions), one index of samples/docs{' and the real files of ' + args.real + '/samples' if args.real else ''} "
              f"({chunks} chunks), each weight over the same index in one run. The weight is chosen on "
              f"samples/fit; users-real2 is a test set. Machine: {m['cpu']}, {m['cores']} cores. Command: "
              f"`python bench/hubness.py {' '.join(sys.argv[1:])}`."), ""]
-    for mode in MODES:
-        lines += [f"### {mode}", "", "| group | n | " + " | ".join(f"weight {w:g}" for w in weights) + " |",
-                  "|---|---|" + "---|" * len(weights)]
-        for g in groups:
-            cells = [results[f"{w:g}"][mode].get(g) for w in weights]
-            n = next((c["n"] for c in cells if c), 0)
-            lines.append(f"| {g} | {n} | " + " | ".join(f"{c['hit@1']:.3f} / {c['ndcg@10']:.3f}" if c else "–"
-                                                       for c in cells) + " |")
-        lines.append("")
+    lines += tables({f"weight {w:g}": results[f"{w:g}"] for w in weights})
     write("hubness_real" if args.real else "hubness", {"machine": m, "chunks": chunks, "weights": weights, "results": results}, "\n".join(lines))
     return 0
 

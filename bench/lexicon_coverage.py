@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import answers
 from common import machine, write
-from hubness import MODES, items, scores
+from hubness import MODES, items, scores, tables
 
 from kotae import Kotae
 from kotae.config import Settings
@@ -47,7 +47,7 @@ def main() -> int:
     names = [n for n in answers.SETS if not n.startswith("users-real")]
     names += ["users-real", "users-real2"] if args.real else []
     questions = items(names)
-    tables = {"bundled": lexicon.DATA, "candidate": os.path.abspath(args.candidate)}
+    sources = {"bundled": lexicon.DATA, "candidate": os.path.abspath(args.candidate)}
     results: dict[str, Any] = {}
     correct: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -56,7 +56,7 @@ def main() -> int:
         k.index([os.path.join(ROOT, "samples", "docs"), *real])
         k.self_calibrate()
         chunks = k.store.document_frequencies([])[1]
-        for label, path in tables.items():
+        for label, path in sources.items():
             use(path)
             results[label] = {mode: scores(k, questions, mode) for mode in MODES}
             for r in answers.score_sets(k, names, None):
@@ -65,27 +65,16 @@ def main() -> int:
                 for g in (f"{r['set']}/{r['split']}", f"{pool}/{part}"):
                     correct.setdefault(label, {}).setdefault(g, []).append(r["correct"])
             print(label, {m: results[label][m].get("samples/fit") for m in MODES}, flush=True)
-        use(tables["bundled"])
+        use(sources["bundled"])
     m = machine()
-    labels = list(tables)
-    first = results["bundled"]["hybrid"]
-    groups = [g for g in first if "/" in g and ":" not in g and not g.split("/")[0] in answers.SETS]
-    groups += [g for g in first if "/" in g and ":" not in g and g.split("/")[0] in answers.SETS]
-    groups += [g for g in first if ":" in g]
+    labels = list(sources)
     lines = [(f"English ↔ Japanese lexicon: bundled (JMdict common words) against {args.candidate} (plus uncommon "
               f"entries through two- and three-word glosses), over one index of samples/docs"
               f"{' and the real files of ' + args.real + '/samples' if args.real else ''} ({chunks} chunks), one run. "
               f"Retrieval hit@1 / nDCG@10 (rule either, top 10, answerable questions); answers phrase-correct (top 5). "
               f"Choices on samples/fit; users-real2 is a test set. Machine: {m['cpu']}, {m['cores']} cores. Command: "
               f"`python bench/lexicon_coverage.py {' '.join(sys.argv[1:])}`."), ""]
-    for mode in MODES:
-        lines += [f"### {mode}", "", "| group | n | " + " | ".join(labels) + " |", "|---|---|" + "---|" * len(labels)]
-        for g in groups:
-            cells = [results[lb][mode].get(g) for lb in labels]
-            n = next((c["n"] for c in cells if c), 0)
-            lines.append(f"| {g} | {n} | " + " | ".join(f"{c['hit@1']:.3f} / {c['ndcg@10']:.3f}" if c else "–"
-                                                       for c in cells) + " |")
-        lines.append("")
+    lines += tables({v: results[v] for v in labels})
     lines += ["### answers (phrase-correct)", "", "| group | n | " + " | ".join(labels) + " |",
               "|---|---|" + "---|" * len(labels)]
     for g in sorted(correct["bundled"], key=lambda g: (g.split("/")[0] in answers.SETS, g)):

@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import answers
 from common import machine, write
-from hubness import MODES, items, scores
+from hubness import MODES, items, scores, tables
 
 from kotae import Kotae
 from kotae.answer.extractive import candidates
@@ -121,24 +121,13 @@ def main() -> int:
             results[v] = {mode: scores(k, questions, mode) for mode in MODES}
             print(v, {m: results[v][m].get("samples/fit") for m in MODES}, flush=True)
     m = machine()
-    first = results[variants[0]]["hybrid"]
-    groups = [g for g in first if "/" in g and ":" not in g and not g.split("/")[0] in answers.SETS]
-    groups += [g for g in first if "/" in g and ":" not in g and g.split("/")[0] in answers.SETS]
-    groups += [g for g in first if ":" in g]
     lines = [(f"Dense search with sentence vectors, hit@1 / nDCG@10 (rule either, top 10, answerable questions), one "
               f"index of samples/docs{' and the real files of ' + args.real + '/samples' if args.real else ''} "
               f"({chunks} chunks, {n_sent} sentences), each variant over the same index in one run (bench/"
               f"sentence_dense.py's docstring names them). Choices on samples/fit; users-real2 is a test set. "
               f"Machine: {m['cpu']}, {m['cores']} cores. Command: `python bench/sentence_dense.py "
               f"{' '.join(sys.argv[1:])}`."), ""]
-    for mode in MODES:
-        lines += [f"### {mode}", "", "| group | n | " + " | ".join(variants) + " |", "|---|---|" + "---|" * len(variants)]
-        for g in groups:
-            cells = [results[v][mode].get(g) for v in variants]
-            n = next((c["n"] for c in cells if c), 0)
-            lines.append(f"| {g} | {n} | " + " | ".join(f"{c['hit@1']:.3f} / {c['ndcg@10']:.3f}" if c else "–"
-                                                       for c in cells) + " |")
-        lines.append("")
+    lines += tables({v: results[v] for v in variants})
     write("sentence_dense_real" if args.real else "sentence_dense",
           {"machine": m, "chunks": chunks, "sentences": n_sent, "variants": variants, "results": results},
           "\n".join(lines))
