@@ -640,10 +640,10 @@ ABSENT_TRANSLATED = True
 ROMANISED_NAMES = True
 # The words of the indexed files' names count as held by the documents (`Searcher._with_frequencies`): vodafone.xlsx
 # never writes "Vodafone", yet "the Vodafone guidance rates" names it (bench/refusal.py column).
+FILE_NAMES = True
 # The one-token synonym entries inside a longer entry count for what the documents hold (給与 and 天引き of
 # 給与天引き, whose own group no document holds): bench/refusal.py --experiments 'synonyms inside longer entries'.
 SYNONYMS_INSIDE = True
-FILE_NAMES = True
 # The gate's margin within the top chunk's language (`Searcher._language_margin`). bench/refusal.py has a column
 # with it off: samples + real files off-topic JSQuAD 0.61 → 0.73, fit false refusals equal, held-out answerable
 # refused 11 → 12 of 134 (golden-ja +1, users −1, users-real +1).
