@@ -95,7 +95,21 @@ EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSL
                "file names held": (searcher_module, "FILE_NAMES", None),
                "synonyms inside longer entries": (searcher_module, "SYNONYMS_INSIDE", None),
                "gate coverage with synonyms": (searcher_module, "GATE_COVERAGE_SYNONYMS", None),
-               "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense))}
+               "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense)),
+               "contents behind passages": ("search", "navigation_last", None)}  # "search": a search setting
+
+
+class Flip:
+    """A search setting read and set like a module constant (the settings are frozen: each set replaces them)."""
+
+    def __init__(self, searcher) -> None:  # type: ignore[no-untyped-def]
+        object.__setattr__(self, "searcher", searcher)
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.searcher.settings, name)
+
+    def __setattr__(self, name: str, value) -> None:  # type: ignore[no-untyped-def]
+        self.searcher.settings = replace(self.searcher.settings, **{name: value})
 
 
 def rate(flags: list[bool]) -> float | None:
@@ -145,6 +159,8 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
     # experiments: each choice of EXPERIMENTS set the other way, the gate refitted with it, the names rule on top,
     # as the shipped column
     for label, (module, name, value) in EXPERIMENTS.items():
+        if module == "search":  # a search setting: the searcher's own settings, flipped
+            module = Flip(k.searcher)
         saved = getattr(module, name)
         setattr(module, name, (not saved) if value is None else value)
         try:

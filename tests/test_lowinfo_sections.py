@@ -1,7 +1,8 @@
-"""Low-information chunks weighed down in dense ranking; a section continued on the next page found with it."""
+"""Low-information chunks weighed down in dense ranking; tables of contents placed behind the passages; a section
+continued on the next page found with it."""
 import numpy as np
 
-from kotae.search.lowinfo import demote, information, signals
+from kotae.search.lowinfo import asks_page, behind, demote, information, navigation, signals
 from kotae.search.sections import continues, with_neighbours
 from kotae.types import Chunk
 
@@ -106,4 +107,51 @@ def test_searcher_brings_the_section_continued_on_the_next_page(tmp_path, fake_e
     on = Searcher(store, fake_embedder, SearchSettings(section_neighbours=1)).search("賃金の支払日", mode="keyword", vector=v)
     assert [h.chunk.id for h in off.hits] == ["c0", "c2"]  # 日
     assert [(h.chunk.id, h.chunk.page) for h in on.hits] == [("c0", 7), ("c1", 8), ("c2", 8)]  # own pages
+    store.close()
+
+
+CONTENTS_EN = ("Notices . . . . . . . . . . . . . . . . vii\nTrademarks . . . . . . . . . . . . viii\n"
+               "3.6.5 Defining and creating column masks . . . . . . 28\nAuthors. . . . . . . . . . . . . . xi")
+CONTENTS_JA = "第1章　総則・・・・・・・・1\n第2章　人事・・・・・・・・3\n第6章　賃金…………12\n附則……………30"
+CONTENTS_ROWS = ("Item 1. | Financial Statements | Page: 1\nItem 2. | Management's Discussion | Page: 14\n"
+                 "Item 3. | Market Risk | Page: 19")
+WORKSHEET = ("1. Enter the total pension or annuity payments received in 2007 .............. 1.\n"
+             "2. Enter your cost in the plan at the annuity starting date ...... 2.\n"
+             "Otherwise, go to line 3 .....\n3. Divide line 2 by the number ...... 3.")
+
+
+def test_navigation_finds_contents_and_indexes_not_worksheets_or_prose():
+    for text in (CONTENTS_EN, CONTENTS_JA, CONTENTS_ROWS):
+        assert navigation(text), text
+    assert navigation("Annuities ............... 13, 29\nEstimated tax,\nindividuals", ("Index",))  # under its heading
+    for text in (WORKSHEET, PROSE_JA, PROSE_EN, TABLE_ROWS, "Wait... what? ... 12"):
+        assert not navigation(text), text
+    assert not navigation(PROSE_EN, ("Contents",))  # a heading alone is not enough
+
+
+def test_asks_page():
+    assert asks_page("モバイルARPUは何ページに載ってる？") and asks_page("Which page covers dividends?")
+    assert not asks_page("What is a column mask?") and not asks_page("賃金の支払日は？")
+
+
+def test_behind_keeps_each_group_in_order():
+    ranked = [(1, 3.0), (2, 2.5), (3, 2.0), (4, 1.0)]
+    assert behind(ranked, {1, 3}) == [(2, 2.5), (4, 1.0), (1, 3.0), (3, 2.0)]
+    assert behind(ranked, set()) == ranked
+
+
+def test_searcher_places_contents_behind_the_passage_unless_a_page_is_asked(tmp_path, fake_embedder):
+    from kotae.config import SearchSettings
+    from kotae.search import Searcher
+
+    body = "A column mask is a database object that manifests a column value access control rule."
+    store = _store(tmp_path, [CONTENTS_EN, body], [2, 10], [("Contents",), ("Column mask",)],
+                   [[1, 0, 0, 0], [0.9, 0.1, 0, 0]])
+    q = np.array([1, 0.05, 0, 0], np.float32)
+    q /= np.linalg.norm(q)
+    plain = Searcher(store, fake_embedder, SearchSettings(navigation_last=False)).search("column masks", mode="dense", vector=q)
+    on = Searcher(store, fake_embedder, SearchSettings(navigation_last=True))
+    assert [h.chunk.id for h in plain.hits] == ["c0", "c1"]
+    assert [h.chunk.id for h in on.search("column masks", mode="dense", vector=q).hits] == ["c1", "c0"]
+    assert [h.chunk.id for h in on.search("column masks: which page?", mode="dense", vector=q).hits] == ["c0", "c1"]
     store.close()

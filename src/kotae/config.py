@@ -246,6 +246,8 @@ class SearchSettings:
                                "bundled off-topic questions come to it: a chunk near every question says little)")
     low_info_penalty: float = _opt(0.0, "lower the dense similarity of low-information chunks (a table read "
                                         "one cell per line, a calendar, bare numbers) by up to this much")
+    navigation_last: bool = _opt(True, "place tables of contents and indexes (dot leaders and page numbers) "
+                                        "behind the passages, unless the question asks for a page")
     section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "
                                       "adjacent page right behind them (0: off)")
     # bench/crossling.py, chosen on the fit halves: the best retrieval nDCG@10 among the settings whose extractive

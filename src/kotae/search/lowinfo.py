@@ -9,6 +9,18 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # a run of letters (kana, kanji, Latin): no digits, no symbols
+# A line of a table of contents or an index: a title, a dot leader, page numbers (arabic or roman) at its end;
+# or a table row whose last cell is a page ("… | Page: 14"). A worksheet's "… line 3 .......... 3." ends in a
+# period and is not one.
+_LEADER = r"(?:(?:[.·・･]\s?){3,}|(?:[…‥]\s?){2,})"
+_PAGES = r"(?:p\.?\s*|page:?\s*|ページ:?\s*|頁:?\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*[,\-–]\s*\d{1,4})*"
+_TOC_LINE = re.compile(rf"{_LEADER}\s*\.?\s*{_PAGES}\s*$", re.IGNORECASE)
+_PAGE_CELL = re.compile(r"\|\s*(?:page|ページ|頁)\s*:\s*\d{1,4}\s*$", re.IGNORECASE)
+_ROW_PAGE = re.compile(r"\|\s*(\d{1,3})\s*$")  # "Balance Sheets | 5": counted when the numbers never go back
+_NUMERIC = re.compile(r"[\d,.$()%\s\-–—]*")
+_CONTENTS = re.compile(r"(?:table of )?contents|index|目次|目 次|索引", re.IGNORECASE)
+_ASKS_PAGE = re.compile(r"ページ|頁|\bpages?\b|\bp\.\s*\d", re.IGNORECASE)
+NAVIGATION_SHARE = 0.3  # … with at least 3 such lines, this share of the chunk's lines makes it navigation
 
 
 def signals(text: str) -> dict[str, float]:
@@ -44,3 +56,41 @@ def demote(ranked: list[tuple[int, float]], info: dict[int, float], penalty: flo
         return ranked
     order = sorted(ranked, key=lambda p: -(p[1] - penalty * (1.0 - info.get(p[0], 1.0))))
     return order
+
+
+def navigation(text: str, heading: tuple[str, ...] = ()) -> bool:
+    """Whether a chunk is a table of contents or an index: ≥ 3 lines that end in a dot leader and page
+    numbers (or a "Page: N" cell) making NAVIGATION_SHARE of its lines, or one such line under a heading
+    "Contents", "Index", 目次 or 索引."""
+    lines = [ln.strip() for ln in unicodedata.normalize("NFKC", text).splitlines() if ln.strip()]
+    toc = sum(1 for ln in lines if _PAGE_CELL.search(ln) or _TOC_LINE.search(ln.replace("|", " ").strip()))
+    if toc < 3:
+        toc = max(toc, _page_rows(lines))
+    if toc and heading and _CONTENTS.fullmatch(unicodedata.normalize("NFKC", heading[-1]).strip()):
+        return True
+    return toc >= 3 and toc >= NAVIGATION_SHARE * len(lines)
+
+
+def _page_rows(lines: list[str]) -> int:
+    """How many lines are table rows of titles ending in a page number ("Balance Sheets | 5"), when those
+    numbers never decrease (a statement's rows of figures do not read so: their other cells hold numbers)."""
+    pages = []
+    for ln in lines:
+        m = _ROW_PAGE.search(ln)
+        cells = ln[: m.start()].split("|") if m else []
+        if m and _WORD.search(ln[: m.start()]) and not any(_NUMERIC.fullmatch(c) for c in cells):
+            pages.append(int(m.group(1)))
+    return len(pages) if pages == sorted(pages) else 0
+
+
+def asks_page(question: str) -> bool:
+    """Whether a question asks where something is (何ページ, "which page"): a table of contents answers it."""
+    return bool(_ASKS_PAGE.search(unicodedata.normalize("NFKC", question)))
+
+
+def behind(ranked: list[tuple[int, float]], nav: set[int]) -> list[tuple[int, float]]:
+    """The ranking with the navigation chunks `nav` placed behind the others, each group in its own order
+    (their scores unchanged)."""
+    if not nav:
+        return ranked
+    return [p for p in ranked if p[0] not in nav] + [p for p in ranked if p[0] in nav]

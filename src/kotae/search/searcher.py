@@ -28,7 +28,7 @@ from kotae.search.gate import (
     explain,
 )
 from kotae.search.langslots import LangStats, place_other, take_back
-from kotae.search.lowinfo import demote, information
+from kotae.search.lowinfo import asks_page, behind, demote, information, navigation
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
 from kotae.search.synonyms import (
@@ -82,6 +82,8 @@ class Searcher:
         self._dense: DenseIndex | QuantizedIndex | None = None
         self._info: dict[int, float] = {}
         self._info_generation = -1
+        self._nav: dict[int, bool] = {}
+        self._nav_generation = -1
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
         self._files: tuple[int, frozenset[str]] = (-1, frozenset())
@@ -174,6 +176,8 @@ class Searcher:
         kw_rank = {r: i for i, (r, _) in enumerate(keyword, 1)}
         t1 = time.perf_counter()
         ranked = fuse(Arms(ranked_dense, keyword, cov, margin), s, "hybrid" if mode == "hybrid+rerank" else mode)
+        if s.navigation_last and not asks_page(query):
+            ranked = behind(ranked, self.navigation([r for r, _ in ranked[: 2 * max(top_k, s.rerank_candidates)]]))
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
@@ -320,6 +324,17 @@ class Searcher:
         if todo:
             self._info.update({r: information(c.text) for r, c in self.store.chunks(todo).items()})
         return {r: self._info.get(r, 1.0) for r in rowids}
+
+    def navigation(self, rowids: list[int]) -> set[int]:
+        """Which of these chunks are a table of contents or an index (`lowinfo.navigation`), kept until the
+        store changes."""
+        gen = self.store.generation()
+        if gen != self._nav_generation:
+            self._nav, self._nav_generation = {}, gen
+        todo = [r for r in rowids if r not in self._nav]
+        if todo:
+            self._nav.update({r: navigation(c.text, c.heading) for r, c in self.store.chunks(todo).items()})
+        return {r for r in rowids if self._nav.get(r)}
 
     def _with_neighbours(self, ranked: list[tuple[int, float]], chunks: dict[int, Chunk],
                          leaders: int) -> list[tuple[int, float]]:
