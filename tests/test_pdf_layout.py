@@ -44,6 +44,35 @@ def test_two_columns_read_left_then_right():
     assert text.index("A Study of Two Columns") < positions[0]
 
 
+COLUMNS3 = [[f"Col{c} line {i} reads on in its column" for i in range(30)] for c in range(3)]
+
+
+def _three_columns_under_a_title() -> bytes:
+    """Three columns 10 points apart, written row by row across the page, under a title block set large
+    whose lines cross the gutters (as on the first page of an IRS instructions booklet)."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=letter)
+    for size, x, y, title in ((26, 40, 745, "Instructions for"), (26, 150, 715, "Form 1040NR"),
+                              (14, 120, 695, "U.S. Nonresident Alien"), (14, 330, 745, "Treasury 2007"),
+                              (14, 300, 725, "Internal Revenue"), (14, 340, 700, "Service Return")):
+        c.setFont("Helvetica-Bold", size)
+        c.drawString(x, y, title)
+    c.setFont("Helvetica", 9)
+    for i in range(30):
+        for col, x in enumerate((40, 223, 406)):  # 173-point columns, 10-point gutters
+            c.drawString(x, 670 - 12 * i, COLUMNS3[col][i])
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_three_columns_under_a_large_title_read_column_by_column():
+    text = read_pdf("i.pdf", _three_columns_under_a_title()).pages[0]
+    positions = [text.index(line) for col in COLUMNS3 for line in col]
+    assert positions == sorted(positions)
+    assert text.index("Instructions for") < positions[0]
+
+
 def _report(pages: int = 4) -> bytes:
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=letter)

@@ -35,6 +35,7 @@ NARROW = 0.55  # a segment narrower than this share of the text width can sit in
 COLUMN_MIN = 0.18  # a column is at least this share of the text width
 FULL = 0.6  # a column's own lines fill at least this share of its width…
 FULL_LINES = 6  # …and it has at least this many of them
+TITLE_HEIGHT = 1.3  # a segment taller than this many median line heights is a title, not body text
 SPANNING_MAX = 0.35  # more full-width lines than this share: the page is one column after all
 BOLD = 600  # the font weight from which a character is bold
 
@@ -163,9 +164,12 @@ def lines_of(chars: list[Char]) -> list[Line]:
 
 # --- columns -------------------------------------------------------------------------------------
 def _gaps(lines: list[Line], left: float, right: float) -> list[tuple[float, float]]:
-    """Vertical strips of at least GUTTER_MIN points that (almost) no narrow segment covers."""
+    """Vertical strips of at least GUTTER_MIN points that (almost) no narrow segment of body text covers (a
+    title set larger than the body, above the columns, may cross the gutters: it is read as a spanning line)."""
     width = right - left
-    narrow = [ln for ln in lines if ln.x1 - ln.x0 < NARROW * width]
+    heights = sorted(ln.y1 - ln.y0 for ln in lines)
+    tall = TITLE_HEIGHT * heights[len(heights) // 2] if heights else float("inf")
+    narrow = [ln for ln in lines if ln.x1 - ln.x0 < NARROW * width and ln.y1 - ln.y0 <= tall]
     cover = np.zeros(int(width) + 2, dtype=np.int32)
     for ln in narrow:
         cover[int(ln.x0 - left) : int(ln.x1 - left) + 1] += 1
