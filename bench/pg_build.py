@@ -39,8 +39,8 @@ from kotae.eval.metrics import percentile
 from kotae.store import open_store, postgres
 
 DIM = 384
-EF = (400, 600, 800)
-KOTAE_EF = 600  # store.hnsw_ef_search
+EF = (400, 600, 800, 1000)
+KOTAE_EF = 800  # store.hnsw_ef_search
 # name: (column type, m, ef_construction, max_parallel_maintenance_workers or "pg")
 VARIANTS: dict[str, tuple[str, int, int, int | str]] = {
     "base": ("vector", 16, 64, "pg"),  # what the store builds today
@@ -50,12 +50,22 @@ VARIANTS: dict[str, tuple[str, int, int, int | str]] = {
     "half": ("halfvec", 16, 64, "pg"),
     "efc48": ("vector", 16, 48, "pg"),
     "m24efc40": ("vector", 24, 40, "pg"),
-    "half_efc48": ("halfvec", 16, 48, "pg"),
+    "half_efc48": ("halfvec", 16, 48, "pg"),  # what the store builds today (store.hnsw_*)
+    "half_efc32": ("halfvec", 16, 32, "pg"),
+    "half_m12_efc32": ("halfvec", 12, 32, "pg"),
+    # sign bits (binary_quantize) in the graph, Hamming distance; the candidates (ef_search of them) re-ranked by
+    # the full vectors' cosine
+    "bit_efc48": ("bit", 16, 48, "pg"),
 }
 
 
 def expression(kind: str) -> str:
-    return "embedding" if kind == "vector" else f"(embedding::halfvec({DIM}))"
+    return {"vector": "embedding", "halfvec": f"(embedding::halfvec({DIM}))",
+            "bit": f"(binary_quantize(embedding)::bit({DIM}))"}[kind]
+
+
+def opclass(kind: str) -> str:
+    return "bit_hamming_ops" if kind == "bit" else f"{kind}_cosine_ops"
 
 
 def proc(pid: int) -> tuple[float, int, int]:
@@ -85,7 +95,7 @@ def build(conn, name: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
             conn.execute("SELECT set_config('max_parallel_maintenance_workers', %s, true)", (str(workers),))
         cpu0, r0, w0 = proc(pid)
         t0 = time.perf_counter()
-        conn.execute(f"CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw ({expression(kind)} {kind}_cosine_ops) "
+        conn.execute(f"CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw ({expression(kind)} {opclass(kind)}) "
                      f"WITH (m = {m}, ef_construction = {efc})")
         wall = time.perf_counter() - t0
         cpu1, r1, w1 = proc(pid)
@@ -103,17 +113,20 @@ def recall(conn, name: str, queries: np.ndarray, exact: list[set[int]], fit: int
     out = {}
     for ef in EF:
         found, times = [], []
+        if kind == "bit":
+            sql = (f"SELECT rowid FROM (SELECT rowid, embedding FROM chunks ORDER BY {expr} <~> binary_quantize(%s::vector) "
+                   f"LIMIT {ef}) s ORDER BY embedding <=> %s::vector LIMIT 50")
         for q, want in zip(queries, exact, strict=True):
             t0 = time.perf_counter()
             with conn.transaction():
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(max(50, ef)),))
-                got = {r[0] for r in conn.execute(sql, (q,)).fetchall()}
+                got = {r[0] for r in conn.execute(sql, (q, q) if kind == "bit" else (q,)).fetchall()}
             times.append((time.perf_counter() - t0) * 1000)
             found.append(len(want & got))
         out[f"ef{ef}"] = {"fit_recall_at_10": round(sum(found[:fit]) / (10 * fit), 4),
                           "held_out_recall_at_10": round(sum(found[fit:]) / (10 * (len(found) - fit)), 4),
                           "p50_ms": round(percentile(times, 50), 2)}
-    plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, (queries[0],)).fetchall())
+    plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, (queries[0],) * sql.count("%s")).fetchall())
     out["uses_index"] = "chunks_embedding_hnsw" in plan
     return out
 
@@ -191,6 +204,40 @@ def part_exact(base_url: str, n: int, queries: int) -> dict:  # type: ignore[typ
     return out
 
 
+def part_rows(base_url: str, n: int) -> dict:  # type: ignore[type-arg]
+    """The rows' share of a bulk load and what two of its parts cost: the chunks written as the store writes
+    them; with the keyword (GIN) index dropped before and built after; without filling the embedding cache."""
+    from kotae.store import pg_copy
+
+    docs = synthetic(n, DIM, sentences(), n, "lowrank")
+    out: dict = {}  # type: ignore[type-arg]
+    saved, copy = postgres.HNSW_MIN, pg_copy.copy_embeddings
+    postgres.HNSW_MIN = 10**12
+    try:
+        for way in ("as shipped", "keyword index built after", "no embedding cache",
+                    "keyword index after, no cache"):
+            store = open_store(fresh_schema(base_url))
+            store.bind_model("bench:1")
+            pg_copy.copy_embeddings = (lambda *a, **k: None) if "cache" in way else copy  # type: ignore[assignment]
+            if "after" in way:
+                store._run("DROP INDEX chunks_keywords")
+            cpu0 = time.process_time()
+            rows_s = ingest(store, docs)
+            client = time.process_time() - cpu0
+            t0 = time.perf_counter()
+            if "after" in way:
+                with store._pool.connection() as conn, conn.transaction():
+                    conn.execute("SELECT set_config('maintenance_work_mem', '1GB', true)")
+                    conn.execute("CREATE INDEX chunks_keywords ON chunks USING gin(keywords)")
+            out[way] = {"rows_s": round(rows_s, 2), "keyword_index_s": round(time.perf_counter() - t0, 2),
+                        "client_cpu_s": round(client, 2)}
+            print(way, out[way], flush=True)
+            store.drop()
+    finally:
+        postgres.HNSW_MIN, pg_copy.copy_embeddings = saved, copy
+    return out
+
+
 def chosen(res: dict, target: float) -> str | None:  # type: ignore[type-arg]
     ok = [(min(b["build_s"] for b in res["builds"][v]), v) for v in res["recall"]
           if res["recall"][v][f"ef{KOTAE_EF}"]["fit_recall_at_10"] >= target]
@@ -205,6 +252,8 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=100, help="fit queries (and as many held out)")
     ap.add_argument("--target", type=float, default=0.98)
     ap.add_argument("--exact-n", type=int, default=10_000, help="part 2's size (0: skip)")
+    ap.add_argument("--rows", action="store_true", help="also part 3: the rows' cost, with and without the keyword "
+                                                        "index and the embedding cache (at --n)")
     ap.add_argument("--database-url")
     ap.add_argument("--out", default="pg_build", help="results name under bench/results (default %(default)s)")
     args = ap.parse_args()
@@ -216,6 +265,8 @@ def main() -> int:
         if args.exact_n:
             payload["exact"] = part_exact(base_url, args.exact_n, args.queries)
             print(payload["exact"], flush=True)
+        if args.rows:
+            payload["rows"] = part_rows(base_url, args.n)
         if args.n:
             payload["build"] = part_build(base_url, args.n, names, args.rounds, args.queries)
             payload["build"]["chosen"] = chosen(payload["build"], args.target)
@@ -251,6 +302,15 @@ def markdown(p: dict) -> str:  # type: ignore[type-arg]
         lines += ["", (f"Chosen (fastest build with fit recall@10 ≥ {st['target']} at ef_search {KOTAE_EF}): **{c}**, "
                        f"held-out recall {b['recall'][c][f'ef{KOTAE_EF}']['held_out_recall_at_10']:.3f}."
                        if c else f"No variant reached fit recall {st['target']} at ef_search {KOTAE_EF}."), ""]
+    if "rows" in p:
+        lines += [(f"**Rows** ({st['n']:,} chunks written through the bulk path, no HNSW index): seconds to write "
+                   "them, to build the keyword index after (where it was dropped before), and the client's CPU "
+                   "seconds (encoding the rows)."), "", "| way | rows s | keyword index s | total s | client CPU s |",
+                  "|---|---|---|---|---|"]
+        for way, r in p["rows"].items():
+            lines.append(f"| {way} | {r['rows_s']} | {r['keyword_index_s']} | "
+                         f"{round(r['rows_s'] + r['keyword_index_s'], 2)} | {r['client_cpu_s']} |")
+        lines.append("")
     if "exact" in p:
         lines += [(f"**Exact scan, vector out of line vs in the row**: {st['exact_n']:,} chunks, no HNSW index; "
                    f"the store's dense_search (k 50) p50 over {st['queries']} queries, and Searcher.search p50 / "

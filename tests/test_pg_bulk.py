@@ -117,6 +117,7 @@ def test_indexing_uses_the_bulk_path_by_default(pg_url, tmp_path, monkeypatch):
     assert load["deferred"] and load["hnsw_built"] and load["analyzed"]
     first = hnsw_oid(store)
     assert first is not None
+    assert keyword_index(store) is not None  # dropped for the load, built again at its end
     options = store._rows("SELECT reloptions FROM pg_class WHERE relname = 'chunks_embedding_hnsw' "
                           "AND relnamespace = current_schema()::regnamespace")[0][0]
     assert sorted(options) == ["ef_construction=32", "m=8"]
@@ -129,6 +130,27 @@ def test_indexing_uses_the_bulk_path_by_default(pg_url, tmp_path, monkeypatch):
     hits = k.search("plums", mode="dense", top_k=1).hits
     assert hits[0].chunk.file == "late.txt"
     k.close()
+
+
+def keyword_index(store: postgres.PostgresStore) -> int | None:
+    return store._rows("SELECT to_regclass('chunks_keywords')::oid")[0][0]
+
+
+def test_a_load_that_stopped_half_way_gets_its_keyword_index_back(pg_url):
+    """A large load drops the keyword (GIN) index until its end; a process killed before that leaves it
+    missing: keyword search still answers (scanning), and the next write builds it again."""
+    dying = postgres.PostgresStore(pg_url)
+    dying.bind_model("m")
+    dying._load = postgres._Load(0, 0)  # inside a bulk load (as `bulk_load` starts one), never ended: the
+    assert dying.write_documents([doc(4, 1)]) == [None]  # process dies before the end of its load
+    assert keyword_index(dying) is None
+    dying._pool.close()
+    store = postgres.PostgresStore(pg_url)  # the next process
+    assert [r for r, _ in store.keyword_search(["apple", "w1"], 10, None)]  # found without the index
+    assert store.write_documents([doc(2, 2)]) == [None]
+    assert keyword_index(store) is not None
+    assert len(store.keyword_search(["apple"], 10, None)) == 6
+    store.close()
 
 
 def test_a_small_index_has_no_hnsw_index_until_it_grows(pg_url, monkeypatch):

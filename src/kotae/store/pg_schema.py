@@ -175,7 +175,7 @@ class Hnsw:
     """The HNSW index's build parameters (store.hnsw_m, store.hnsw_ef_construction)."""
 
     m: int = 16
-    ef_construction: int = 48
+    ef_construction: int = 32
     halfvec: bool = True  # the index holds the vectors as halfvec where pgvector can (store.hnsw_halfvec)
 
 
