@@ -73,6 +73,30 @@ def test_three_columns_under_a_large_title_read_column_by_column():
     assert text.index("Instructions for") < positions[0]
 
 
+def test_a_heading_beside_the_next_columns_text_is_not_joined_to_it():
+    """A left column's heading in a large font on the baseline of a right-column line, 12 points apart: the gap
+    is wide for the body text, narrow for the heading's font; the two stay apart."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=letter)
+    for i, (left, right) in enumerate(zip(LEFT, RIGHT)):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 680 - 12 * i, left)
+        c.drawString(307, 680 - 12 * i, right)
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(187.5, 680 - 12 * 12, "General Rules")  # ends 12 points before the right column
+    c.setFont("Helvetica", 9)
+    c.drawString(307, 680 - 12 * 12, "deduction. The rate for 2007 is 6%.")
+    for i in range(13, 20):
+        c.drawString(72, 680 - 12 * i, f"Left column line {i} tells the first half of the story in order")
+        c.drawString(307, 680 - 12 * i, f"Right column line {i} tells the second half of the story too")
+    c.showPage()
+    c.save()
+    text = read_pdf("h.pdf", buf.getvalue()).pages[0]
+    assert "General Rules deduction" not in text
+    assert text.index("General Rules") < text.index("Left column line 13") < text.index("Right column line 0")
+    assert text.index("Right column line 11") < text.index("deduction. The rate") < text.index("Right column line 13")
+
+
 def _report(pages: int = 4) -> bytes:
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=letter)

@@ -151,7 +151,10 @@ def lines_of(chars: list[Char]) -> list[Line]:
             _, lx0, ly0, lx1, ly1, _ = last
             height = max(1.0, ly1 - ly0)
             mid = (y0 + y1) / 2
-            if not (ly0 <= mid <= ly1) or x0 < lx0 - height or x0 - lx1 > WORD_GAP * height:
+            # a gap is judged against the smaller of the two characters: a heading's large font beside the
+            # next column's body text would otherwise bridge the gutter
+            gap = WORD_GAP * min(height, max(1.0, y1 - y0))
+            if not (ly0 <= mid <= ly1) or x0 < lx0 - height or x0 - lx1 > gap:
                 if line := _line(run):
                     lines.append(line)
                 run = []
