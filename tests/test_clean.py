@@ -127,6 +127,27 @@ def test_find_running_lines_ignores_long_lines():
     assert clean.find_running_lines([long] * 4) == set()
 
 
+PROOF = ("The type and rule above prints on all proofs including departmental reproduction proofs. MUST be "
+         "removed before printing.")
+
+
+def test_a_long_line_on_every_page_is_kept_once():
+    pages = [f"{PROOF}\nBody of page {i} about taxes.\nMore text {i}." for i in range(1, 11)]
+    found = clean.find_repeated_lines(pages)
+    assert found == {PROOF}
+    kept = clean.drop_repeats(pages, found)
+    assert kept[0] == pages[0]  # said once
+    assert all(PROOF not in p and f"Body of page {i}" in p for i, p in enumerate(kept[1:], 2))
+
+
+def test_a_long_line_on_most_pages_only_or_inside_the_page_is_body_text():
+    pages = [f"{PROOF}\nBody {i}." for i in range(8)] + [f"Body {i}." for i in range(8, 10)]
+    assert clean.find_repeated_lines(pages) == set()  # 8 of 10 pages, under 0.9
+    inner = [f"a {i}\nb {i}\nc {i}\n{PROOF}\nd {i}\ne {i}\nf {i}" for i in range(5)]
+    assert clean.find_repeated_lines(inner) == set()  # not at an edge
+    assert clean.find_repeated_lines([PROOF, PROOF]) == set()  # needs three pages
+
+
 def test_page_x_of_y_counts_as_one_line():
     pages = [f"Annual Report\nbody {i}\nPage {i} of 10" for i in range(1, 4)]
     found = clean.find_running_lines(pages)

@@ -33,7 +33,8 @@ _REFERENCES = re.compile(
     r"(?:references|bibliography|works cited|参考文献|引用文献)\s*[:：]?",
     re.IGNORECASE,
 )
-RUNNING_LINE_MAX = 60  # longer lines are body text, never running headers
+RUNNING_LINE_MAX = 60  # longer lines are body text, never running headers…
+REPEATED_SHARE = 0.9  # …unless the very same line sits at the edge of this share of the pages (said once then)
 EDGE_LINES = 3  # running headers/footers and page numbers live in the first/last lines of a page
 
 
@@ -157,6 +158,41 @@ def drop_running_lines(pages: list[str], lines: set[str]) -> list[str]:
     return [
         _drop_edge_lines(page, lambda line, outer: bool(running_keys(line, outer) & lines)) for page in pages
     ]
+
+
+def find_repeated_lines(pages: list[str]) -> set[str]:
+    """Edge lines too long for a running header (over RUNNING_LINE_MAX) found word for word on REPEATED_SHARE of
+    the pages with text (at least 3): a printer's proof note, a notice on every page. `drop_repeats` keeps the
+    first and drops the rest: said once, it is still found; said on every page, it crowds every chunk."""
+    texts = [p for p in pages if p.strip()]
+    if len(texts) < 3:
+        return set()
+    counts: dict[str, int] = {}
+    for page in texts:
+        lines = page.split("\n")
+        for key in {normalize_width(lines[i]).strip() for i, _ in _edges(page)
+                    if len(lines[i].strip()) > RUNNING_LINE_MAX}:
+            counts[key] = counts.get(key, 0) + 1
+    return {key for key, n in counts.items() if n >= REPEATED_SHARE * len(texts)}
+
+
+def drop_repeats(pages: list[str], lines: set[str]) -> list[str]:
+    """Remove, from the first/last lines of each page, the lines found by `find_repeated_lines`, but for each
+    line's first appearance."""
+    if not lines:
+        return list(pages)
+    seen: set[str] = set()
+
+    def drop(line: str, outermost: bool) -> bool:
+        key = normalize_width(line).strip()
+        if key not in lines:
+            return False
+        if key in seen:
+            return True
+        seen.add(key)
+        return False
+
+    return [_drop_edge_lines(page, drop) for page in pages]
 
 
 def is_page_number(line: str) -> bool:

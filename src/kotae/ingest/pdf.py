@@ -199,10 +199,11 @@ def _no_text(path: str, outcome: OcrOutcome, options: OcrOptions) -> DocumentErr
 
 
 def clean_pages(raw: list[str]) -> list[str]:
-    """The PDF cleaning chain: controls and mojibake, running lines, page numbers (at the edges, and a page's
-    own number between dashes anywhere), hyphenation."""
+    """The PDF cleaning chain: controls and mojibake, running lines, a long line on every page (kept once), page
+    numbers (at the edges, and a page's own number between dashes anywhere), hyphenation."""
     pages = [clean.clean_layout_text(text) for text in raw]
     pages = clean.drop_running_lines(pages, clean.find_running_lines(pages))
+    pages = clean.drop_repeats(pages, clean.find_repeated_lines(pages))
     return [clean.rejoin_hyphens(clean.drop_folios(clean.drop_page_numbers(page), n))
             for n, page in enumerate(pages, 1)]
 
