@@ -130,19 +130,23 @@ def find_running_lines(pages: list[str]) -> set[str]:
     Needs at least 3 pages with text. Returns the matching forms (see `running_keys`),
     to be passed to `drop_running_lines`.
     """
+    def keys(line: str, outermost: bool) -> set[str]:
+        return running_keys(line, outermost) if len(line.strip()) <= RUNNING_LINE_MAX else set()
+
+    return _edge_lines_on(pages, keys, 0.5)
+
+
+def _edge_lines_on(pages: list[str], keys: Callable[[str, bool], set[str]], share: float) -> set[str]:
+    """The `keys` of the edge lines found on at least `share` of the pages with text (at least 3 of them)."""
     texts = [p for p in pages if p.strip()]
     if len(texts) < 3:
         return set()
     counts: dict[str, int] = {}
     for page in texts:
         lines = page.split("\n")
-        keys: set[str] = set()
-        for i, outermost in _edges(page):
-            if len(lines[i].strip()) <= RUNNING_LINE_MAX:
-                keys |= running_keys(lines[i], outermost)
-        for key in keys:
+        for key in {k for i, outermost in _edges(page) for k in keys(lines[i], outermost)}:
             counts[key] = counts.get(key, 0) + 1
-    return {key for key, n in counts.items() if 2 * n >= len(texts)}
+    return {key for key, n in counts.items() if n >= share * len(texts)}
 
 
 def _drop_edge_lines(page: str, drop: Callable[[str, bool], bool]) -> str:
@@ -164,16 +168,10 @@ def find_repeated_lines(pages: list[str]) -> set[str]:
     """Edge lines too long for a running header (over RUNNING_LINE_MAX) found word for word on REPEATED_SHARE of
     the pages with text (at least 3): a printer's proof note, a notice on every page. `drop_repeats` keeps the
     first and drops the rest: said once, it is still found; said on every page, it crowds every chunk."""
-    texts = [p for p in pages if p.strip()]
-    if len(texts) < 3:
-        return set()
-    counts: dict[str, int] = {}
-    for page in texts:
-        lines = page.split("\n")
-        for key in {normalize_width(lines[i]).strip() for i, _ in _edges(page)
-                    if len(lines[i].strip()) > RUNNING_LINE_MAX}:
-            counts[key] = counts.get(key, 0) + 1
-    return {key for key, n in counts.items() if n >= REPEATED_SHARE * len(texts)}
+    def keys(line: str, outermost: bool) -> set[str]:
+        return {normalize_width(line).strip()} if len(line.strip()) > RUNNING_LINE_MAX else set()
+
+    return _edge_lines_on(pages, keys, REPEATED_SHARE)
 
 
 def drop_repeats(pages: list[str], lines: set[str]) -> list[str]:
