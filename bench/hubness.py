@@ -46,6 +46,11 @@ def items(names: list[str]) -> list[tuple[str, Any, str]]:
     return out
 
 
+def golden_sets(real: bool) -> list[str]:
+    """Every golden set over samples/docs, and with `real` the users-real sets over the real files."""
+    return [n for n in answers.SETS if not n.startswith("users-real")] + (["users-real", "users-real2"] if real else [])
+
+
 def scores(k: Kotae, questions: list[tuple[str, Any, str]], mode: str) -> dict[str, dict[str, float]]:
     """hit@1 and nDCG@10 per group: set/split, pooled split (samples sets / real sets), category/split."""
     rows = run_golden([it for _, it, _ in questions], k, mode=mode, answers=False).per_question
@@ -123,9 +128,7 @@ def main() -> int:
     weights = [float(w) for w in args.weights.split(",")]
     if args.beir:
         return beir(args.beir, weights)
-    names = [n for n in answers.SETS if not n.startswith("users-real")]
-    names += ["users-real", "users-real2"] if args.real else []
-    questions = items(names)
+    questions = items(golden_sets(bool(args.real)))
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]))

@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import answers
 from common import machine, write
-from hubness import MODES, items, scores, tables
+from hubness import MODES, golden_sets, items, scores, tables
 
 from kotae import Kotae
 from kotae.config import Settings
@@ -44,8 +44,7 @@ def main() -> int:
     ap.add_argument("--real", metavar="SHARED", help="also the real files of SHARED/samples and users-real(2)")
     ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
     args = ap.parse_args()
-    names = [n for n in answers.SETS if not n.startswith("users-real")]
-    names += ["users-real", "users-real2"] if args.real else []
+    names = golden_sets(bool(args.real))
     questions = items(names)
     sources = {"bundled": lexicon.DATA, "candidate": os.path.abspath(args.candidate)}
     results: dict[str, Any] = {}

@@ -18,13 +18,13 @@ from collections import Counter
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from answers import REAL, SETS, diagnose
-from common import golden_splits, hash_split, machine, write
+from answers import REAL, diagnose
+from common import machine, write
+from hubness import items
 
 from kotae import Kotae
 from kotae.config import Settings, overlay
 from kotae.embed import DEFAULT_ENGINES, get_embedder
-from kotae.eval import load_golden
 from kotae.search.lowinfo import navigation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,18 +33,12 @@ WAYS = {"off": False, "on": True}
 
 def score(k: Kotae, nav: set[str]) -> list[dict[str, Any]]:
     rows = []
-    for name in ("users-real", "users-real2"):
-        path = os.path.join(ROOT, SETS[name])
-        given = golden_splits(path)
-        for it in load_golden(path):
-            if not it.answerable:
-                continue
-            split = "test" if name == "users-real2" else given.get(it.id) or hash_split(it.id)
-            d = diagnose(it, k)
-            hits = k.search(it.question, mode="hybrid", top_k=5).hits
-            rows.append({"set": name, "split": split, "id": it.id, "top1": float(1 in d["phrase_in_sources"]),
-                         "top5": float(bool(d["phrase_in_sources"])), "correct": d["correct"],
-                         "navigation_in_top5": float(any(h.chunk.id in nav for h in hits))})
+    for name, it, split in items(["users-real", "users-real2"]):
+        d = diagnose(it, k)
+        hits = k.search(it.question, mode="hybrid", top_k=5).hits
+        rows.append({"set": name, "split": "test" if name == "users-real2" else split, "id": it.id,
+                     "top1": float(1 in d["phrase_in_sources"]), "top5": float(bool(d["phrase_in_sources"])),
+                     "correct": d["correct"], "navigation_in_top5": float(any(h.chunk.id in nav for h in hits))})
     return rows
 
 

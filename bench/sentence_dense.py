@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import answers
 from common import machine, write
-from hubness import MODES, items, scores, tables
+from hubness import MODES, golden_sets, items, scores, tables
 
 from kotae import Kotae
 from kotae.answer.extractive import candidates
@@ -101,8 +101,7 @@ def main() -> int:
     ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
     args = ap.parse_args()
     variants = args.variants.split(",")
-    names = [n for n in answers.SETS if not n.startswith("users-real")]
-    names += ["users-real", "users-real2"] if args.real else []
+    names = golden_sets(bool(args.real))
     questions = items(names)
     results: dict[str, Any] = {}
     Searcher._dense_search = _rescored  # type: ignore[method-assign]

@@ -127,6 +127,9 @@ def test_navigation_finds_contents_and_indexes_not_worksheets_or_prose():
     for text in (WORKSHEET, PROSE_JA, PROSE_EN, TABLE_ROWS, "Wait... what? ... 12"):
         assert not navigation(text), text
     assert not navigation(PROSE_EN, ("Contents",))  # a heading alone is not enough
+    # hostile lines: a pattern that read the whole line took seconds on these (it reads the line's end)
+    assert not navigation("." * 20000) and not navigation("…" * 20000, ("Index",))
+    assert navigation("Title " + "x" * 500 + " . . . . 12\nNext . . . . 13\nLast . . . . 14")
 
 
 def test_asks_page():

@@ -21,6 +21,7 @@ _NUMERIC = re.compile(r"[\d,.$()%\s\-–—]*")
 _CONTENTS = re.compile(r"(?:table of )?contents|index|目次|目 次|索引", re.IGNORECASE)
 _ASKS_PAGE = re.compile(r"ページ|頁|\bpages?\b|\bp\.\s*\d", re.IGNORECASE)
 NAVIGATION_SHARE = 0.3  # … with at least 3 such lines, this share of the chunk's lines makes it navigation
+TAIL = 60  # characters of a line's end the patterns read: a line of thousands of dots costs no more than that
 
 
 def signals(text: str) -> dict[str, float]:
@@ -63,7 +64,8 @@ def navigation(text: str, heading: tuple[str, ...] = ()) -> bool:
     numbers (or a "Page: N" cell) making NAVIGATION_SHARE of its lines, or one such line under a heading
     "Contents", "Index", 目次 or 索引."""
     lines = [ln.strip() for ln in unicodedata.normalize("NFKC", text).splitlines() if ln.strip()]
-    toc = sum(1 for ln in lines if _PAGE_CELL.search(ln) or _TOC_LINE.search(ln.replace("|", " ").strip()))
+    toc = sum(1 for ln in lines
+              if _PAGE_CELL.search(ln[-TAIL:]) or _TOC_LINE.search(ln.replace("|", " ").strip()[-TAIL:]))
     if toc < 3:
         toc = max(toc, _page_rows(lines))
     if toc and heading and _CONTENTS.fullmatch(unicodedata.normalize("NFKC", heading[-1]).strip()):
@@ -76,9 +78,9 @@ def _page_rows(lines: list[str]) -> int:
     numbers never decrease (a statement's rows of figures do not read so: their other cells hold numbers)."""
     pages = []
     for ln in lines:
-        m = _ROW_PAGE.search(ln)
-        cells = ln[: m.start()].split("|") if m else []
-        if m and _WORD.search(ln[: m.start()]) and not any(_NUMERIC.fullmatch(c) for c in cells):
+        m = _ROW_PAGE.search(ln[-TAIL:])
+        title = ln[: len(ln) - TAIL + m.start()] if m and len(ln) > TAIL else ln[: m.start()] if m else ""
+        if m and _WORD.search(title) and not any(_NUMERIC.fullmatch(c) for c in title.split("|")):
             pages.append(int(m.group(1)))
     return len(pages) if pages == sorted(pages) else 0
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -68,6 +69,25 @@ COVERAGE_SYNONYMS = True
 GATE_COVERAGE_SYNONYMS = True
 
 
+
+class _PerChunk:
+    """A value computed from each chunk (`fn(chunk)`), kept until the store changes (a removed chunk's rowid may
+    be given to a new one)."""
+
+    def __init__(self, fn: Callable[[Chunk], Any]) -> None:
+        self.fn = fn
+        self.values: dict[int, Any] = {}
+        self.generation = -1
+
+    def of(self, store: Store, rowids: list[int]) -> dict[int, Any]:
+        gen = store.generation()
+        if gen != self.generation:
+            self.values, self.generation = {}, gen
+        todo = [r for r in rowids if r not in self.values]
+        if todo:
+            self.values.update({r: self.fn(c) for r, c in store.chunks(todo).items()})
+        return {r: self.values[r] for r in rowids if r in self.values}
+
 class Searcher:
     """Searches one store with one embedder and an optional reranker; the dense matrix follows the store."""
 
@@ -80,10 +100,8 @@ class Searcher:
         self.sentences = PassageMemo(embedder)  # the extractive answer's sentence vectors, kept across questions
         self.fixed_gate = fixed_gate  # the settings' thresholds win over the index's calibration
         self._dense: DenseIndex | QuantizedIndex | None = None
-        self._info: dict[int, float] = {}
-        self._info_generation = -1
-        self._nav: dict[int, bool] = {}
-        self._nav_generation = -1
+        self._info = _PerChunk(lambda c: information(c.text))
+        self._nav = _PerChunk(lambda c: navigation(c.text, c.heading))
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
         self._files: tuple[int, frozenset[str]] = (-1, frozenset())
@@ -317,24 +335,13 @@ class Searcher:
 
     def information(self, rowids: list[int]) -> dict[int, float]:
         """`lowinfo.information` of these chunks (kept until the store changes)."""
-        gen = self.store.generation()
-        if gen != self._info_generation:  # a removed chunk's rowid may be given to a new one
-            self._info, self._info_generation = {}, gen
-        todo = [r for r in rowids if r not in self._info]
-        if todo:
-            self._info.update({r: information(c.text) for r, c in self.store.chunks(todo).items()})
-        return {r: self._info.get(r, 1.0) for r in rowids}
+        found = self._info.of(self.store, rowids)
+        return {r: found.get(r, 1.0) for r in rowids}
 
     def navigation(self, rowids: list[int]) -> set[int]:
         """Which of these chunks are a table of contents or an index (`lowinfo.navigation`), kept until the
         store changes."""
-        gen = self.store.generation()
-        if gen != self._nav_generation:
-            self._nav, self._nav_generation = {}, gen
-        todo = [r for r in rowids if r not in self._nav]
-        if todo:
-            self._nav.update({r: navigation(c.text, c.heading) for r, c in self.store.chunks(todo).items()})
-        return {r for r in rowids if self._nav.get(r)}
+        return {r for r, nav in self._nav.of(self.store, rowids).items() if nav}
 
     def _with_neighbours(self, ranked: list[tuple[int, float]], chunks: dict[int, Chunk],
                          leaders: int) -> list[tuple[int, float]]:
