@@ -139,3 +139,20 @@ def test_an_item_chosen_for_itself_follows_its_lead_in():
     cands = candidates(["役職手当は、次の区分により月額で支給する。\n（1）部長 60,000円\n（2）課長 40,000円\n（3）係長 15,000円"])
     lead, first_item = cands[0], cands[1]
     assert [c.text for c in with_items([first_item, lead], cands)] == [c.text for c in cands]
+
+
+def test_a_sentence_that_restates_the_question_is_followed_by_the_one_after_it():
+    from kotae.answer.extractive import follow_on
+    text = ("The word processor didn't just change workplaces—it changed culture. It democratized writing, enabling "
+            "anyone to publish.\n\nThis shift had profound implications.")
+    cands = candidates([text, "Word processors changed culture.", STEPS])
+    restates, answer, after_gap, other, lead_in = cands[0], cands[1], cands[2], cands[3], cands[4]
+    novel = {restates: 0.5, other: 0.5, lead_in: 0.2}
+    got = follow_on([restates, other, lead_in], cands, lambda c: novel.get(c, 1.0))
+    # the next sentence comes right after the one restating; a passage's last sentence has none; a lead-in brings
+    # its items through `pick`, not this
+    assert got == [restates, answer, other, lead_in]
+    assert follow_on([answer], cands, lambda c: 0.0) == [answer]  # a blank line is no "right after"
+    assert follow_on([restates], cands, lambda c: 0.6) == [restates]  # it says enough of its own
+    assert follow_on([restates, answer], cands, lambda c: 0.0) == [restates, answer]  # said once
+    assert after_gap.text == "This shift had profound implications."

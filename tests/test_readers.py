@@ -630,6 +630,17 @@ def test_markdown_headings_and_code_fences(tmp_path):
     assert_sections_tile(doc)
 
 
+def test_markdown_comments_are_not_read(tmp_path):
+    # docling's reference markdown marks every picture "<!-- image -->"; editors leave notes in comments: a reader
+    # of the rendered page sees neither. A comment inside a code block is code and stays.
+    path = tmp_path / "notes.md"
+    path.write_text("# Figures\n\n<!-- image -->\n\nThe rate is 5%.<!-- TODO: check\nwith finance -->\n\n"
+                    "```html\n<!-- kept -->\n```\n", encoding="utf-8")
+    (page,) = read_document(str(path)).pages
+    assert "image" not in page and "TODO" not in page and "finance" not in page
+    assert "The rate is 5%." in page and "<!-- kept -->" in page
+
+
 def test_plain_text_statute_headings(tmp_path):
     path = tmp_path / "rules.txt"
     path.write_bytes(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kotae.answer import checks
+from kotae.answer import checks, extractive
 from kotae.answer.extractive import CLOSE_RATIO, LEAD_IN, Candidate, pick
 from kotae.search.analyze import analyze
 from kotae.search.gate import ASKING
@@ -77,6 +77,8 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     about = _topic(text, kind) if not first else set(tokens)
     holding = {cands[i] for i in filled if typed[i] and (first or not about or about & set(cand_tokens[i]))}
     chosen = pick([cands[i] for i in filled], adjusted[filled], first=holding.__contains__ if kind else None)
+    index = {c: i for i, c in enumerate(cands)}
+    chosen = extractive.follow_on(chosen, cands, lambda c: extractive.novelty(cand_tokens[index[c]], tokens))
     sure = set(pick([cands[i] for i in filled], adjusted[filled], keep_ratio=CLOSE_RATIO))
     givers = [(scores[i], cand_tokens[i]) for i in filled if kind is None or typed[i]]
     named = _named_blank(blank, labels, scores, set(tokens), givers)

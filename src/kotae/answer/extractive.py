@@ -82,6 +82,7 @@ class Candidate:
     text: str
     source: int  # index into the hits (0-based)
     start: int  # offset inside the hit's chunk text
+    end: int = -1  # where the sentence ends in that text (-1: not known)
 
 
 # Latin-script only: wrapped Japanese lines also lack final punctuation, and Japanese headings are
@@ -137,10 +138,10 @@ def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
-        sents = [(a, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in _spans(text)]
-        sents = [(a, t) for a, t in sents
+        sents = [(a, b, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in _spans(text)]
+        sents = [(a, b, t) for a, b, t in sents
                  if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
-        out += [Candidate(t, i, a) for a, t in sents[:limit_per_passage]]
+        out += [Candidate(t, i, a, b) for a, b, t in sents[:limit_per_passage]]
     return out
 
 
@@ -164,6 +165,31 @@ def novelty(sentence_tokens: Sequence[str], query_tokens: Sequence[str]) -> floa
     the question ("Figure 3-5 Special registers and adopted authority") says nothing new."""
     own = set(sentence_tokens)
     return len(own - set(query_tokens)) / len(own) if own else 0.0
+
+
+# A chosen sentence that mostly restates the question (「再現率は十分ではない。」 for 再現率がいまいちなのはなんで？, "The
+# word processor … changed culture." for "How did word processors change who can publish?") is followed in the answer
+# by the sentence right after it in its passage, which is where such a passage says why, how or how much.
+FOLLOW_NOVELTY = 0.5  # …when at most half of its distinct words are not the question's (0: never; bench/answers.py)
+FOLLOW_GAP = 1  # "right after": at most one character between the two (a space or a line break; a blank line is a new paragraph)
+
+
+def follow_on(chosen: Sequence[Candidate], cands: Sequence[Candidate],
+              novelty_of: Callable[[Candidate], float]) -> list[Candidate]:
+    """`chosen` with, right after each sentence that restates the question (its `novelty` at most FOLLOW_NOVELTY)
+    and announces no list (its items come with it anyway), the sentence that follows it in its passage, unless
+    that one is chosen already or is a noise line."""
+    out: list[Candidate] = []
+    for c in chosen:
+        if c in out:
+            continue
+        out.append(c)
+        if c.end < 0 or LEAD_IN.search(c.text) or novelty_of(c) > FOLLOW_NOVELTY:
+            continue
+        nxt = [x for x in cands if x.source == c.source and c.end <= x.start <= c.end + FOLLOW_GAP]
+        if nxt and nxt[0] not in chosen and nxt[0] not in out and not noise(nxt[0].text):
+            out.append(nxt[0])
+    return out
 
 
 def score_terms(query_vec: np.ndarray, sentence_vecs: np.ndarray, query_tokens: Sequence[str],

@@ -15,6 +15,7 @@ from kotae.types import ParsedDocument
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def _code_lines(lines: list[str]) -> list[bool]:
@@ -61,8 +62,29 @@ def markdown_headings(lines: list[str]) -> list[Heading | None]:
     return found
 
 
+def drop_comments(text: str) -> str:
+    """Markdown's HTML comments (`<!-- image -->`, notes to editors) removed outside code blocks: a reader of the
+    rendered page never sees them, so they are no evidence and no answer."""
+    lines = text.split("\n")
+    out: list[str] = []
+    run: list[str] = []
+    for line, code in zip(lines, _code_lines(lines), strict=True):
+        if not code:
+            run.append(line)
+            continue
+        if run:
+            out.append(_COMMENT.sub("", "\n".join(run)))
+            run = []
+        out.append(line)
+    if run:
+        out.append(_COMMENT.sub("", "\n".join(run)))
+    return "\n".join(out)
+
+
 def _read(path: str, data: bytes, kind: str) -> ParsedDocument:
     decoded, notes = decode_lenient(path, data)
+    if kind == "markdown":
+        decoded = drop_comments(decoded)
     text = break_long_lines(clean_plain_text(decoded).strip("\n"))
     classify = markdown_headings if kind == "markdown" else classify_lines
     sections = sections_from_lines([text], classify)
