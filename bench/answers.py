@@ -87,6 +87,7 @@ def score_sets(k: Kotae, names: list[str], only: str | None) -> list[dict[str, A
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", help="index folder to reuse (default: a temporary one)")
+    ap.add_argument("--out", help="results name under bench/results (default answers, or answers_real with --real)")
     ap.add_argument("--split", choices=("fit", "held-out"), help="score only this split (no results written)")
     ap.add_argument("--sets", help="comma-separated subset of " + ",".join(SETS) + " (default: all but users-real*; "
                                    "users-real and users-real2 with --real)")
@@ -194,7 +195,7 @@ def main() -> int:
               f"{f' --rerank-sentences {args.rerank_sentences}' if weights else ''}"
               f"{''.join(f' --option {o}' for o in args.option)}"
               f"{''.join(f' --constant {c}' for c in args.constant)}`.\n\n")
-    write("answers_real" if args.real else "answers", {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
+    write(args.out or ("answers_real" if args.real else "answers"), {"machine": m, "rows": rows, "without": {"choice": args.compare, "correct": off},
                       "rerank_sentences": columns,
                       "summary": {f"{s}/{sp}": sum(v) / len(v) for (s, sp), v in groups.items()}},
           header + "\n".join(lines))

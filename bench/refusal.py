@@ -96,7 +96,8 @@ EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSL
                "synonyms inside longer entries": (searcher_module, "SYNONYMS_INSIDE", None),
                "gate coverage with synonyms": (searcher_module, "GATE_COVERAGE_SYNONYMS", None),
                "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense)),
-               "contents behind passages": ("search", "navigation_last", None)}  # "search": a search setting
+               "contents behind passages": ("search", "navigation_last", None),  # "search": a search setting
+               "dates first": ("search", "dates_first", None)}
 
 
 class Flip:

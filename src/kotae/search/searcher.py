@@ -13,7 +13,7 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.embed.memo import PassageMemo
-from kotae.search import hubness, lexicon
+from kotae.search import dates, hubness, lexicon
 from kotae.search.analyze import analyze, file_tokens, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
@@ -102,6 +102,7 @@ class Searcher:
         self._dense: DenseIndex | QuantizedIndex | None = None
         self._info = _PerChunk(lambda c: information(c.text))
         self._nav = _PerChunk(lambda c: navigation(c.text, c.heading))
+        self._dates = _PerChunk(lambda c: dates.mentions("\n".join((*c.heading, c.text, c.file)), in_context=True))
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
         self._files: tuple[int, frozenset[str]] = (-1, frozenset())
@@ -194,8 +195,11 @@ class Searcher:
         kw_rank = {r: i for i, (r, _) in enumerate(keyword, 1)}
         t1 = time.perf_counter()
         ranked = fuse(Arms(ranked_dense, keyword, cov, margin), s, "hybrid" if mode == "hybrid+rerank" else mode)
+        window = [r for r, _ in ranked[: 2 * max(top_k, s.rerank_candidates)]]
+        if s.dates_first and (when := dates.asked(query)):
+            ranked = dates.first(ranked, self.dated(window, when))
         if s.navigation_last and not asks_page(query):
-            ranked = behind(ranked, self.navigation([r for r, _ in ranked[: 2 * max(top_k, s.rerank_candidates)]]))
+            ranked = behind(ranked, self.navigation(window))
         t["fusion"] = _ms(t1)
         notices: tuple[str, ...] = ()
         rescored: dict[int, float] = {}
@@ -342,6 +346,10 @@ class Searcher:
         """Which of these chunks are a table of contents or an index (`lowinfo.navigation`), kept until the
         store changes."""
         return {r for r, nav in self._nav.of(self.store, rowids).items() if nav}
+
+    def dated(self, rowids: list[int], when: frozenset[str]) -> set[int]:
+        """Which of these chunks name every date of `when` (`dates.asked`) in their text, heading or file name."""
+        return {r for r, named in self._dates.of(self.store, rowids).items() if dates.holds(named, when)}
 
     def _with_neighbours(self, ranked: list[tuple[int, float]], chunks: dict[int, Chunk],
                          leaders: int) -> list[tuple[int, float]]:

@@ -1,0 +1,67 @@
+"""Questions that name a date: retrieval with `search.dates_first` off and on, on the public sets' dated questions.
+
+    python bench/dates.py [--data ../shared/data]        # → bench/results/dates.{json,md}
+
+`search.dates_first` places the candidates that name a question's date (kotae.search.dates) before the others.
+The 10-Q set, where every question names its quarter's end, is measured by `python bench/reading.py --set sec10q
+--option search.dates_first=true` (page hits and answers). This script asks the other question: what does it do
+to questions about Wikipedia paragraphs that happen to name a date (JSQuAD 「1992年4月1日 - 2010年5月30日に…」,
+SQuAD "What happened on October 6, 1973…")? The questions of JSQuAD valid and the SQuAD 2.0 dev half whose
+`dates.asked` is not empty, hybrid search over the whole corpus (the indexes of bench/retrieval.py, in
+.kotae-beir, embeddings kept), the two settings in one run on the same index; nDCG@10, MRR@10 and recall@1/5.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import machine, write
+
+from kotae import Kotae
+from kotae.config import Settings
+from kotae.embed import DEFAULT_ENGINES, get_embedder
+from kotae.eval.beir import load_beir
+from kotae.eval.beir_eval import default_index, evaluate_beir
+from kotae.search.dates import asked
+from kotae.store import open_store
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SETS = ("jsquad-valid", "squad2-dev-half")
+METRICS = ("ndcg@10", "mrr@10", "recall@1", "recall@5")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--index-root", default=os.path.join(ROOT, ".kotae-beir"))
+    args = ap.parse_args()
+    embedder = get_embedder(DEFAULT_ENGINES[0])
+    rows = []
+    for name in SETS:
+        data = load_beir(os.path.join(args.data, name))
+        data = replace(data, queries=[(qid, text) for qid, text in data.queries if asked(text)])
+        store = open_store(default_index(data.name, DEFAULT_ENGINES[0], args.index_root))
+        base = Settings()
+        for label, on in (("off", False), ("on", True)):
+            settings = replace(base, search=replace(base.search, dates_first=on))
+            run = evaluate_beir(data, Kotae(store, embedder, settings), ("hybrid",))
+            rows.append({"set": name, "queries": len(data.queries), "dates_first": label, **run.modes["hybrid"]})
+            print(rows[-1], file=sys.stderr, flush=True)
+        store.close()
+    m = machine()
+    lines = [(f"Questions naming a date (`kotae.search.dates.asked`), hybrid search over the whole corpus, "
+             f"`search.dates_first` off and on in one run. Machine: {m['cpu']}, {m['cores']} cores. "
+             f"Command: `python bench/dates.py`."), "",
+             "| set | dated questions | dates_first | " + " | ".join(METRICS) + " |",
+             "|---|---|---|" + "---|" * len(METRICS)]
+    lines += [f"| {r['set']} | {r['queries']} | {r['dates_first']} | " + " | ".join(f"{r[k]:.4f}" for k in METRICS) + " |"
+              for r in rows]
+    write("dates", {"machine": m, "rows": rows}, "\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
