@@ -187,6 +187,7 @@ def main() -> int:
     ap.add_argument("--constant", action="append", default=[], metavar="MODULE.NAME=V1,V2",
                     help="also search and answer in hybrid mode with this module constant at each value (a column each)")
     ap.add_argument("--index", help="index folder to keep and reuse (one set at a time)")
+    ap.add_argument("--out", help="results name under bench/results (default reading, reading_<set>)")
     args = ap.parse_args()
     options = [(key, v) for o in args.option for key, values in [o.split("=", 1)] for v in values.split(",")]
     constants = [(c, v) for o in args.constant for c, values in [o.split("=", 1)] for v in values.split(",")]
@@ -208,7 +209,7 @@ def main() -> int:
     results["machine"] = m
     command = "python bench/reading.py" + ("" if args.set == "all" else f" --set {args.set}") + (
         " --modes keyword" if keyword_only else "") + "".join(f" --option {o}" for o in args.option) + "".join(f" --constant {c}" for c in args.constant)
-    name = ("reading" if args.set == "all" else f"reading_{args.set}") + ("_keyword" if keyword_only else "")
+    name = args.out or (("reading" if args.set == "all" else f"reading_{args.set}") + ("_keyword" if keyword_only else ""))
     write(name, results, markdown(results, m, command))
     return 0
 
