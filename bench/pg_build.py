@@ -205,20 +205,17 @@ def part_exact(base_url: str, n: int, queries: int) -> dict:  # type: ignore[typ
 
 
 def part_rows(base_url: str, n: int) -> dict:  # type: ignore[type-arg]
-    """The rows' share of a bulk load and what two of its parts cost: the chunks written as the store writes
-    them; with the keyword (GIN) index dropped before and built after; without filling the embedding cache."""
-    from kotae.store import pg_copy
-
+    """The rows' share of a bulk load and what one of its parts costs: the chunks written as the store writes
+    them, and with the keyword (GIN) index dropped before and built after. (Until 2026-12-05 each vector was also
+    written to the embedding cache; pg_build_3.md measured that part, at commit fecddaa.)"""
     docs = synthetic(n, DIM, sentences(), n, "lowrank")
     out: dict = {}  # type: ignore[type-arg]
-    saved, copy = postgres.HNSW_MIN, pg_copy.copy_embeddings
+    saved = postgres.HNSW_MIN
     postgres.HNSW_MIN = 10**12
     try:
-        for way in ("as shipped", "keyword index built after", "no embedding cache",
-                    "keyword index after, no cache"):
+        for way in ("as shipped", "keyword index built after"):
             store = open_store(fresh_schema(base_url))
             store.bind_model("bench:1")
-            pg_copy.copy_embeddings = (lambda *a, **k: None) if "cache" in way else copy  # type: ignore[assignment]
             if "after" in way:
                 store._run("DROP INDEX chunks_keywords")
             cpu0 = time.process_time()
@@ -234,7 +231,7 @@ def part_rows(base_url: str, n: int) -> dict:  # type: ignore[type-arg]
             print(way, out[way], flush=True)
             store.drop()
     finally:
-        postgres.HNSW_MIN, pg_copy.copy_embeddings = saved, copy
+        postgres.HNSW_MIN = saved
     return out
 
 

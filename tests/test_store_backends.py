@@ -132,6 +132,21 @@ def test_cached_vectors(store):
     assert list(store.cached_vectors([chunks[1].id + "h"])) == [chunks[1].id + "h"]  # the cache outlives it
 
 
+def test_postgres_keeps_one_copy_of_each_vector_until_its_document_goes(request, tmp_path):
+    # the vectors live in the chunks; the cache table takes a removed document's, so re-adding it embeds nothing
+    store = _open("postgres", request, tmp_path)
+    store.bind_model("m@1/4")
+    info, chunks, vecs = _doc(n=3)
+    _write(store, info, chunks, vecs)
+    assert store._rows("SELECT count(*) FROM embeddings")[0][0] == 0
+    assert sorted(store.cached_vectors([c.id + "h" for c in chunks])) == sorted(c.id + "h" for c in chunks)
+    store.remove_document(info.path)
+    assert store._rows("SELECT count(*) FROM embeddings")[0][0] == 3
+    got = store.cached_vectors([chunks[2].id + "h"])
+    assert np.allclose(got[chunks[2].id + "h"], vecs[2])
+    store.close()
+
+
 def test_other_model_refused(store):
     with pytest.raises(IndexMismatch, match="built with m@1/4, not other@2/8; re-embed it with: "
                                             "kotae --(index|database-url) .* --model other reembed"):

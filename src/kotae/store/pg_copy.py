@@ -1,4 +1,4 @@
-"""COPY for the PostgreSQL store: chunks and cached embeddings in the binary format by default.
+"""COPY for the PostgreSQL store: chunks, their vectors included, in the binary format by default.
 
 Binary COPY sends each vector as its 4-byte floats (pgvector's text form costs ~0.9 ms a 384-d vector
 in Python and a float parse per element on the server) and each chunk's keywords as a tsvector in its
@@ -90,22 +90,3 @@ def copy_chunks(conn: Any, rows: Sequence[tuple[Any, ...]], binary: bool) -> Non
             cp.set_types(CHUNK_TYPES)
         for row in rows:
             cp.write_row(row)
-
-
-def copy_embeddings(conn: Any, text_hashes: Sequence[str], vecs: np.ndarray, binary: bool) -> None:
-    """Add to the embedding cache (hashes it holds already are kept): COPY into a scratch table, then one
-    INSERT in hash order, so concurrent writers lock shared hashes in one order."""
-    first = {h: i for i, h in reversed(list(enumerate(text_hashes)))}
-    hashes = sorted(first)
-    if not hashes:
-        return
-    picked = vecs[[first[h] for h in hashes]]
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS kotae_new_embeddings (text_hash text, vector vector) "
-                 "ON COMMIT DELETE ROWS")
-    with conn.cursor().copy("COPY kotae_new_embeddings FROM STDIN" + (" (FORMAT BINARY)" if binary else "")) as cp:
-        if binary:
-            cp.set_types(["text", "bytea"])
-        for h, v in zip(hashes, vector_binary(picked) if binary else vector_text(picked), strict=True):
-            cp.write_row((h, v))
-    conn.execute("INSERT INTO embeddings SELECT text_hash, vector FROM kotae_new_embeddings ORDER BY text_hash "
-                 "ON CONFLICT (text_hash) DO NOTHING")

@@ -1,4 +1,5 @@
-"""Writing on PostgreSQL: remove a document, keep term counts and index totals in step, fill the cache.
+"""Writing on PostgreSQL: remove a document (its vectors kept in the cache), keep term counts and index totals in
+step.
 
 Every writer takes row locks in one order (embedding hashes sorted, then terms sorted, then the one
 stats row), so concurrent writers queue rather than deadlock.
@@ -33,6 +34,10 @@ def remove(conn: Any, path: str) -> Totals | None:
         "SELECT u.lexeme, count(*) FROM chunks c, unnest(c.keywords) u WHERE c.doc_id = %s GROUP BY 1", (doc_id,))})
     n, tokens = conn.execute("SELECT count(*), coalesce(sum(keyword_len), 0) FROM chunks WHERE doc_id = %s",
                              (doc_id,)).fetchone()
+    # its vectors stay in the cache (the chunks hold the only other copy): re-adding the file, or a file with the
+    # same passages, embeds nothing again
+    conn.execute("INSERT INTO embeddings SELECT DISTINCT ON (text_hash) text_hash, embedding FROM chunks "
+                 "WHERE doc_id = %s ORDER BY text_hash ON CONFLICT (text_hash) DO NOTHING", (doc_id,))
     conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
     return Totals(int(n), int(tokens), terms,
                    None if vector_sum is None else array(vector_sum))

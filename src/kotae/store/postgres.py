@@ -189,8 +189,7 @@ class PostgresStore(Store):
             conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
             self._has_index = False
             conn.execute("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector")  # any dimension for now
-            conn.execute("DELETE FROM embeddings")
-            pg_copy.copy_embeddings(conn, text_hashes, vecs, pg_copy.BINARY)
+            conn.execute("DELETE FROM embeddings")  # the old model's vectors; the new ones are in the chunks
             with conn.cursor() as cur:
                 cur.executemany("UPDATE chunks SET text_hash = %s, embedding = %s WHERE rowid = %s",
                                 [(h, vecs[i], int(r)) for i, (r, h) in enumerate(zip(rowids, text_hashes, strict=True))])
@@ -304,7 +303,6 @@ class PostgresStore(Store):
                  info.indexed_at, list(info.tags), list(info.warnings), vector_sum))
             conn.execute("INSERT INTO pages SELECT %s, n, t FROM unnest(%s::text[]) WITH ORDINALITY AS p(t, n)",
                          (info.id, list(d.pages)))
-            pg_copy.copy_embeddings(conn, text_hashes, vecs, binary)
             pg_copy.copy_chunks(conn, rows, binary)
             if d.page_words:
                 with conn.cursor() as cur:
@@ -339,9 +337,13 @@ class PostgresStore(Store):
 
     # --- search support -------------------------------------------------------------------------
     def cached_vectors(self, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """From the stored chunks (their text hash is indexed) and from the cache of removed documents' vectors
+        (`pg_write.remove` keeps them): a second copy of every vector cost a fifth of a bulk load."""
         hashes = list(dict.fromkeys(text_hashes))
-        rows = self._rows("SELECT text_hash, vector FROM embeddings WHERE text_hash = ANY(%s)", (hashes,), binary=True)
-        return {h: array(v) for h, v in rows}
+        rows = self._rows("SELECT DISTINCT ON (text_hash) text_hash, embedding FROM chunks WHERE text_hash = ANY(%s) "
+                          "UNION ALL SELECT text_hash, vector FROM embeddings WHERE text_hash = ANY(%s)",
+                          (hashes, hashes), binary=True)
+        return {h: array(v) for h, v in reversed(rows)}
 
     def dense_matrix(self) -> DenseMatrix:
         rows = self._rows("SELECT rowid, doc_id, embedding FROM chunks ORDER BY rowid", binary=True)
