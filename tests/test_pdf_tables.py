@@ -311,3 +311,19 @@ def test_a_worked_example_beside_a_figures_table_is_left_out_of_it():
     (found,) = find_tables(lines_from_words(words))
     assert not any("Green" in cell or "widower" in cell for row in found.rows for cell in row)
     assert len(found.rows) == 10
+
+
+def test_a_header_centred_between_two_columns_names_both():
+    # Amazon's 10-Q: "Three Months Ended" / "March 31," centred over the gap between the 2022 and 2023 columns,
+    # each overlapping one of them a little; before, both went to the first column and the second read "2023"
+    def line(y, *cells):
+        return [Word(t, x0, y, x1, y + 8) for t, x0, x1 in cells]
+
+    words = (line(100, ("Three", 488, 506), ("Months", 508, 531), ("Ended", 533, 553))
+             + line(110, ("March", 505, 524), ("31,", 526, 536))
+             + line(120, ("2022", 475, 489), ("2023", 551, 565))
+             + line(132, ("Cost", 25, 42), ("of", 44, 52), ("sales", 54, 70), ("$66,499", 449, 505), ("$67,791", 523, 582))
+             + line(144, ("Fulfillment", 25, 65), ("20,271", 481, 504), ("20,905", 559, 583))
+             + line(156, ("Technology", 25, 70), ("20,450", 481, 504), ("14,842", 559, 583)))
+    (table,) = find_tables(lines_from_words(words))
+    assert table.header == ("", "Three Months Ended March 31, 2022", "Three Months Ended March 31, 2023")

@@ -378,6 +378,7 @@ def _names(header_lines: list[list[Cell]], columns: list[tuple[float, float]], f
     lines below name alike ("TEDs" over "simple complex all") names the whole run."""
     names: list[list[str]] = [[] for _ in columns]
     occupied = [{_column_of(c, columns) for c in line_cells} for line_cells in header_lines]
+    centred = _centred_runs(header_lines, columns, occupied) if first and not grid else {}
     for h, line_cells in enumerate(header_lines):
         cells_v = []
         for c in line_cells:
@@ -396,12 +397,36 @@ def _names(header_lines: list[list[Cell]], columns: list[tuple[float, float]], f
                 for k in range(first + j * group, first + (j + 1) * group):
                     names[k].append(c.text)
             continue
-        for c in cells_v:  # a grid's header cell names one column (or a run); a statement's may span several
-            spanned = _run(c, columns, occupied, h) if grid else _spanned(c, columns) if first \
+        for c in cells_v:  # a grid's header cell names one column (or a run); a statement's may span several, those
+            # it overlaps and, when its middle falls between two columns, the run it is centred over ("Three Months
+            # Ended" / "March 31," over "2022 2023")
+            spanned = _run(c, columns, occupied, h) if grid else \
+                sorted(set(_spanned(c, columns)) | set(centred.get((h, id(c)), ()))) if first \
                 else [_column_of(c, columns)]
             for k in spanned:
                 names[k].append(c.text)
     return [" ".join(n) for n in names]
+
+
+def _centred_runs(header_lines: list[list[Cell]], columns: list[tuple[float, float]],
+                  occupied: list[set[int]]) -> dict[tuple[int, int], list[int]]:
+    """A statement's header cells whose middle falls between two columns, each with the run of columns it is
+    centred over (`_run`), found from the bottom line up: a run marks its columns taken for the lines above, so
+    "Three Months Ended" over "March 31," over "2022 2023" names both years. Keyed by (line, id of the cell);
+    `occupied` is updated in place."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for h in range(len(header_lines) - 1, -1, -1):
+        for c in header_lines[h]:
+            if _between(c, columns):
+                out[h, id(c)] = run = _run(c, columns, occupied, h)
+                occupied[h] |= set(run)
+    return out
+
+
+def _between(cell: Cell, columns: list[tuple[float, float]]) -> bool:
+    """Whether the middle of `cell` falls between two columns, inside none."""
+    middle = (cell.x0 + cell.x1) / 2
+    return columns[0][1] < middle < columns[-1][0] and not any(a <= middle <= b for a, b in columns)
 
 
 def _run(cell: Cell, columns: list[tuple[float, float]], occupied: list[set[int]], h: int) -> list[int]:
