@@ -144,6 +144,13 @@ def test_postgres_keeps_one_copy_of_each_vector_until_its_document_goes(request,
     assert store._rows("SELECT count(*) FROM embeddings")[0][0] == 3
     got = store.cached_vectors([chunks[2].id + "h"])
     assert np.allclose(got[chunks[2].id + "h"], vecs[2])
+    # an index written before schema 4 held every vector twice: the upgrade drops the cache's copies of stored ones
+    _write(store, info, chunks, vecs)
+    store._run("DELETE FROM kotae_schema WHERE version = 4")
+    store.close()
+    store = _open("postgres", request, tmp_path)
+    assert store._rows("SELECT count(*) FROM embeddings")[0][0] == 0
+    assert sorted(store.cached_vectors([c.id + "h" for c in chunks])) == sorted(c.id + "h" for c in chunks)
     store.close()
 
 

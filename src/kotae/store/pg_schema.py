@@ -54,8 +54,10 @@ CREATE TABLE keyword_terms(term text PRIMARY KEY, chunks int NOT NULL);
     # default above 2 kB) every exact scan and every hit read the vector through the TOAST index, 3–4x
     # slower at 10k chunks (bench/results/pg_build.md). Rows written before keep theirs until rewritten.
     (3, "ALTER TABLE chunks SET (toast_tuple_target = 8160)"),
-    # Cached vectors are looked up in the chunks themselves; the cache table keeps only removed documents' vectors.
-    (4, "CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash)"),
+    # Cached vectors are looked up in the chunks themselves; the cache table keeps only removed documents' vectors
+    # (its copies of stored chunks' vectors go).
+    (4, ("CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks(text_hash); "
+        "DELETE FROM embeddings e USING chunks c WHERE c.text_hash = e.text_hash")),
 ]
 LATEST = MIGRATIONS[-1][0]
 
