@@ -8,6 +8,7 @@ except for its dates, and neither e5 nor BM25 weighs a date's digits. `mentions`
 """
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -54,11 +55,13 @@ _PARTIAL = (
 
 def _in_context(t: str) -> set[str]:
     """The days and months `t` names without a year, each in the year named last before it."""
-    years = [(m.start(), int(m.group("y"))) for m in _YEAR_ANCHOR.finditer(t)]
+    anchors = [(m.start(), int(m.group("y"))) for m in _YEAR_ANCHOR.finditer(t)]
+    starts = [at for at, _ in anchors]
     found: set[str] = set()
     for pattern in _PARTIAL:
         for m in pattern.finditer(t):
-            year = next((y for at, y in reversed(years) if at < m.start()), None)
+            last = bisect.bisect_left(starts, m.start()) - 1  # the last year named before it
+            year = anchors[last][1] if last >= 0 else None
             month = _month(m)
             if year is None or not 1 <= month <= 12:
                 continue
