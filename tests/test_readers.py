@@ -641,6 +641,14 @@ def test_markdown_comments_are_not_read(tmp_path):
     assert "The rate is 5%." in page and "<!-- kept -->" in page
 
 
+def test_markdown_with_unclosed_comments_keeps_its_text(tmp_path):
+    # a hostile file: 200,000 comment openers and no closer (a regex retried at each took minutes); nothing is lost
+    path = tmp_path / "open.md"
+    path.write_text("# Notes\n\nThe rate is 5%. " + "<!-- " * 200_000, encoding="utf-8")
+    (page,) = read_document(str(path)).pages
+    assert "The rate is 5%." in page and page.count("<!--") == 200_000
+
+
 def test_plain_text_statute_headings(tmp_path):
     path = tmp_path / "rules.txt"
     path.write_bytes(

@@ -15,7 +15,6 @@ from kotae.types import ParsedDocument
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def _code_lines(lines: list[str]) -> list[bool]:
@@ -62,6 +61,18 @@ def markdown_headings(lines: list[str]) -> list[Heading | None]:
     return found
 
 
+def _uncommented(text: str) -> str:
+    """`text` without its `<!-- … -->` spans, in one pass (a regex retried at every unclosed `<!--` is quadratic);
+    an unclosed comment is kept as text."""
+    out: list[str] = []
+    at = 0
+    while (start := text.find("<!--", at)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        out.append(text[at:start])
+        at = end + 3
+    out.append(text[at:])
+    return "".join(out)
+
+
 def drop_comments(text: str) -> str:
     """Markdown's HTML comments (`<!-- image -->`, notes to editors) removed outside code blocks: a reader of the
     rendered page never sees them, so they are no evidence and no answer."""
@@ -73,11 +84,11 @@ def drop_comments(text: str) -> str:
             run.append(line)
             continue
         if run:
-            out.append(_COMMENT.sub("", "\n".join(run)))
+            out.append(_uncommented("\n".join(run)))
             run = []
         out.append(line)
     if run:
-        out.append(_COMMENT.sub("", "\n".join(run)))
+        out.append(_uncommented("\n".join(run)))
     return "\n".join(out)
 
 
