@@ -168,3 +168,42 @@ def test_a_generated_figure_the_cited_passages_do_not_give_is_named():
     assert checks.unsupported_numbers("割増率は30%です。[1]", passages) == ["30"]
     assert checks.unsupported_numbers("Claims of 12,000 yen [2] are due in 2024.", ["claims up to 12000 yen"],
                                       question="What was due in 2024?") == []
+
+
+CAPTIONED = """# Results
+
+We compared articles from two newspapers over one year.
+
+Table 5: Hurricanes in the news and the places they affected
+
+We found 6 out of 9 hurricanes in the Wikipedia list.
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("penalty", [0.0, None])
+def test_a_caption_is_not_quoted_over_the_sentence_that_answers(tmp_path, monkeypatch, e5, penalty):
+    from kotae.answer import extractive
+    if penalty is not None:  # without the penalty the caption, which restates the question, is quoted first
+        monkeypatch.setattr(extractive, "CAPTION_PENALTY", penalty)
+    (tmp_path / "results.md").write_text(CAPTIONED, encoding="utf-8")
+    settings = load_settings({"search.gate.min_margin": -1.0, "search.gate.min_coverage": 0.0}, env={})
+    with Kotae(open_store(str(tmp_path / "idx")), e5, settings) as k:
+        k.index([str(tmp_path / "results.md")])
+        first = k.ask("how many of the hurricanes in the news did the system actually find?").answer.split("[1]")[0]
+        assert first.startswith("Table 5:" if penalty == 0.0 else "We found 6 out of 9"), first
+        # a question about the table itself may be answered by its caption
+        assert k.ask("What does table 5 show?").answer.startswith("Table 5:")
+
+def test_captions_and_plural_which_questions():
+    from kotae.answer.extractive import asks_figure, caption
+    assert caption("Figure 3-5 Special registers and adopted authority") and caption("Table 5: Hurricane table (…)")
+    assert caption("図2　処理の流れ") and caption("表1：付与日数") and caption("Fig. 2. Overview of the system")
+    assert not caption("Figure 3-5 shows the difference in the special register values")
+    assert not caption("表1のとおり付与する。") and not caption("図1に示すように、処理は三段階で行う。")
+    assert asks_figure("What does Figure 3 show?") and asks_figure("表2の内容は？") and not asks_figure("Who won?")
+    # "which" asks for several things only with a plural: "Which register includes …" asks for one
+    assert checks.asks_list("Which days are the office anchor days?")
+    assert checks.asks_list("Which newspapers were compared in the experiment?")
+    assert not checks.asks_list("Which special register includes adopted authority?")
+    assert not checks.asks_list("Which app is used to request leave?")

@@ -5,13 +5,14 @@ from kotae.search.dates import asked, first, holds, mentions
 
 
 def test_days_and_months_in_every_spelling_are_one_date():
-    day = {"2023-03-31", "2023-03"}
+    day = {"2023-03-31", "2023-03", "2023-Q1"}  # a day names its month and its quarter
     for text in ("total assets at March 31, 2023", "Three Months Ended Mar. 31, 2023: $9", "31 March 2023",
                  "2023-03-31", "2023/3/31", "２０２３年３月３１日現在", "令和5年3月31日", "March 31st 2023"):
         assert mentions(text) == day, text
-    assert mentions("平成元年1月8日") == {"1989-01-08", "1989-01"}
-    assert mentions("the March 2023 report, 2024年4月の売上, 令和6年4月") == {"2023-03", "2024-04"}
-    assert mentions("Sept. 30, 2023 and October 1, 2022") == {"2023-09-30", "2023-09", "2022-10-01", "2022-10"}
+    assert mentions("平成元年1月8日") == {"1989-01-08", "1989-01", "1989-Q1"}
+    assert mentions("the March 2023 report, 2024年4月の売上, 令和6年4月") == {"2023-03", "2024-04", "2023-Q1", "2024-Q2"}
+    assert mentions("Sept. 30, 2023 and October 1, 2022") == {"2023-09-30", "2023-09", "2022-10-01", "2022-10",
+                                                                "2023-Q3", "2022-Q4"}
 
 
 def test_what_is_no_date():
@@ -22,9 +23,9 @@ def test_what_is_no_date():
 
 def test_a_passage_names_a_day_without_its_year_in_the_year_it_named_last():
     # Wikipedia writes 「2006年の国政選挙では、4月と10月に…」 and 「2020年3月9日の…6月28日には…」
-    assert mentions("2006年の国政選挙では、4月と10月に", in_context=True) == {"2006-04", "2006-10"}
+    assert mentions("2006年の国政選挙では、4月と10月に", in_context=True) == {"2006-04", "2006-10", "2006-Q2", "2006-Q4"}
     assert {"2020-06-28", "2020-06"} <= mentions("2020年3月9日の暴落以来…6月28日には", in_context=True)
-    assert mentions("In 2019 the board met on June 28.", in_context=True) == {"2019-06-28", "2019-06"}
+    assert mentions("In 2019 the board met on June 28.", in_context=True) == {"2019-06-28", "2019-06", "2019-Q2"}
     assert mentions("4月1日から施行する。", in_context=True) == frozenset()  # no year named before it
     assert mentions("In 2019 you may 3 times", in_context=True) == frozenset()  # "may" is no month
     assert mentions("2006年の選挙では、4月と10月に") == frozenset()  # a question's dates are named whole
@@ -38,6 +39,20 @@ def test_a_question_asks_for_its_finest_dates_and_a_passage_must_name_them_all()
     assert holds(mentions("March 31, 2023 | June 30, 2023"), when)
     assert not holds(mentions("March 31, 2023 | June 30, 2022"), when)
     assert holds(mentions("Three Months Ended April 30, 2023"), asked("in April 2023"))  # a day names its month
+
+
+def test_calendar_quarters_and_fiscal_ones():
+    for text in ("Q3 2023", "Q3 of 2023", "2023 Q3", "2023_Q3_AMZN.pdf", "3Q23", "third quarter of 2023",
+                 "the 3rd quarter 2023", "2023年第3四半期", "令和5年第3四半期"):
+        assert asked(text) == {"2023-Q3"}, text
+    # a fiscal quarter's months depend on the company: none is asked
+    for text in ("the first quarter of fiscal 2024", "Q1 fiscal 2024", "FY2024 Q1", "fiscal 2024 Q1", "2023年度第1四半期"):
+        assert asked(text) == frozenset(), text
+    # a day or month asked is finer than its quarter; a passage names a quarter by a day in it or by name
+    assert asked("in Q1 2023 (quarter ended March 31, 2023)") == {"2023-03-31"}
+    assert holds(mentions("Three Months Ended September 30, 2023"), asked("in Q3 2023"))
+    assert holds(mentions("Q3 2023 vs. Q3 2022: revenue grew"), asked("third quarter of 2023"))
+    assert not holds(mentions("Three Months Ended June 30, 2023"), asked("in Q3 2023"))
 
 
 def test_first_keeps_each_group_in_order():

@@ -250,7 +250,7 @@ class SearchSettings:
                                         "one cell per line, a calendar, bare numbers) by up to this much")
     navigation_last: bool = _opt(True, "place tables of contents and indexes (dot leaders and page numbers) "
                                         "behind the passages, unless the question asks for a page")
-    dates_first: bool = _opt(True, "when the question names a date (March 31, 2023; 2023年3月31日; 令和5年4月), "
+    dates_first: bool = _opt(True, "when the question names a date (March 31, 2023; 2023年3月31日; 令和5年4月; Q3 2023), "
                                     "the candidates that name it come first")
     section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "
                                       "adjacent page right behind them (0: off)")

@@ -180,6 +180,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     cand_groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in cand_tokens] if syn else None
     sources = [c.source for c in cands]
     noisy = np.array([extractive.noise(c.text) for c in cands], dtype=float)
+    captions = np.array([extractive.caption(c.text) for c in cands], dtype=float)
     other = _other_language(question, cands, searcher)
     out = []
     for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
@@ -193,6 +194,8 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
                                                       searcher.settings.translation_dense, other)
         if NOISE_LINES:
             scores = scores - extractive.NOISE_PENALTY * noisy
+        if not extractive.asks_figure(part):
+            scores = scores - extractive.CAPTION_PENALTY * captions
         if searcher.reranker is not None and searcher.settings.rerank_sentences > 0:
             scores = extractive.reranked(scores, [c.text for c in cands], part, searcher.reranker,
                                          searcher.settings.rerank_sentences, searcher.settings.rerank_sentence_pool)

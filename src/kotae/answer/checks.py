@@ -143,13 +143,14 @@ def holds(text: str, kind: str, unit: str | None = None) -> bool:
 
 
 _LIST = re.compile(r"何が(?:ある|あり)|何を|どれ(?!くらい|ぐらい|だけ|ほど)|どんな(?:もの|とき|場合)|どういう(?:もの|とき|場合)|全部|すべて|全て|それぞれ|"
-                   r"一覧|挙げ|\bwhich\b|\bwhat (?:kinds?|types?|sorts?)\b|\bwhat (?:are|do|does|goes)\b|\blist\b|"
+                   r"一覧|挙げ|\bwhich\s+(?:[\w-]+\s+){0,2}?[\w-]+s\s+(?:are|were|do|did|have|had|can|could|must|may|should|will|would)\b|"
+                   r"\bwhat (?:kinds?|types?|sorts?)\b|\bwhat (?:are|do|does|goes)\b|\blist\b|"
                    r"\ball (?:the )?\w+s\b|\beach\b", re.IGNORECASE)
 
 
 def asks_list(question: str) -> bool:
-    """Whether `question` asks for several things (何がある/全部/それぞれ, which/what kinds/list): a sentence that
-    introduces a list is then the better answer."""
+    """Whether `question` asks for several things (何がある/全部/それぞれ, which Xs are/what kinds/list; "Which register
+    includes …" asks for one): a sentence that introduces a list is then the better answer."""
     return bool(_LIST.search(unicodedata.normalize("NFKC", question)))
 
 

@@ -233,6 +233,25 @@ def noise(text: str) -> bool:
     return visible > 0 and 3 * leaders >= visible
 
 
+CAPTION_PENALTY = 0.05  # a figure's or table's caption is quoted only when nothing else scores near it (bench/answers.py)
+# "Figure 3-5 Special registers and adopted authority", "Table 5: Hurricane table (…)", 「図2　処理の流れ」, 「表1：付与日数」: a
+# label and number, then a title (capitalised, or after a colon or a space in Japanese); "Figure 3-5 shows …" and
+# 「表1のとおり…」 are sentences
+_CAPTION = re.compile(r"^(?:(?:Figure|Fig\.|Table|Chart|Exhibit|Diagram|Listing)\s+[A-Z]?\d+(?:[-.]\d+)*[a-z]?\s*[:.\-–—]?\s+"
+                      r"(?=[A-Z“\"(]|[^\x00-\x7f])|[図表]\s*[0-9０-９]+(?:[-‐－.．][0-9０-９]+)*(?:[\s\u3000]+|\s*[:：.．]\s*)(?![のにでをはが]))")
+_ASKS_FIGURE = re.compile(r"\b(?:figure|fig|table|chart|exhibit|diagram|listing)s?\b|[図表]", re.IGNORECASE)
+
+
+def caption(text: str) -> bool:
+    """Whether a sentence is a figure's or table's caption: it names what a figure shows, it does not say it."""
+    return bool(_CAPTION.match(text))
+
+
+def asks_figure(question: str) -> bool:
+    """Whether a question asks about a figure or table itself (then its caption may answer)."""
+    return bool(_ASKS_FIGURE.search(question))
+
+
 def translated_cosine(scores: np.ndarray, sentence_vecs: np.ndarray, query_vec: np.ndarray,
                       translation_vec: np.ndarray, weight: float, other: np.ndarray) -> np.ndarray:
     """`scores` with the cosine part of each sentence in the corpus' other language (`other`) taken against the

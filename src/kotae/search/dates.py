@@ -3,8 +3,11 @@
 A question that names a date ("total assets at March 31, 2023", 「2023年3月31日現在の…」) is about the passages
 that name the same date: a quarterly report, a monthly bulletin or a revised rule reads the same every period
 except for its dates, and neither e5 nor BM25 weighs a date's digits. `mentions` finds days ("March 31, 2023",
-"31 March 2023", "2023-03-31", 「2023年3月31日」, 「令和5年3月31日」) as "2023-03-31" and months ("March 2023",
-「2023年3月」) as "2023-03"; `holds` tells whether a passage's dates cover a question's. Pure functions.
+"31 March 2023", "2023-03-31", 「2023年3月31日」, 「令和5年3月31日」) as "2023-03-31", months ("March 2023",
+「2023年3月」) as "2023-03" and calendar quarters ("Q3 2023", "third quarter of 2023", 「2023年第3四半期」, a file
+named 2023_Q3_…) as "2023-Q3" (a month also counts as its quarter); `holds` tells whether a passage's dates cover a
+question's. A fiscal quarter ("first quarter of fiscal 2024", 「2023年度第1四半期」) is read as none: its months
+depend on the company. Pure functions.
 """
 from __future__ import annotations
 
@@ -53,6 +56,39 @@ _PARTIAL = (
 )
 
 
+QUARTERS = True  # a question naming a quarter alone asks for it (bench/reading.py --set sec10q --constant …QUARTERS=false)
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+# a calendar quarter; "fiscal"/"FY" between the quarter and its year makes none of these match
+_QUARTERS = (
+    re.compile(rf"\bQ(?P<q>[1-4])\s*(?:of\s+)?{_YEAR}", re.IGNORECASE),  # Q3 2023, Q3 of 2023
+    re.compile(r"(?<![\dA-Za-z])(?P<y>(?:19|20)\d{2})[\s_-]?Q(?P<q>[1-4])(?!\d)", re.IGNORECASE),  # 2023 Q3, 2023_Q3
+    re.compile(r"(?<![\dA-Za-z])(?P<q>[1-4])Q\s?(?:'|20)?(?P<yy>\d{2})(?!\d)"),  # 3Q23, 3Q 2023
+    re.compile(rf"\b(?P<ord>{'|'.join(_ORDINALS)})\s+quarter\s+(?:of\s+)?(?:calendar\s+(?:year\s+)?)?{_YEAR}",
+               re.IGNORECASE),  # third quarter of 2023
+    re.compile(r"(?:(?P<y>(?:19|20)\d{2})|(?P<era>令和|平成|昭和)\s*(?P<ey>元|\d{1,2}))\s*年\s*第?\s*(?P<q>[1-4])\s*四半期"),
+)
+_FISCAL = re.compile(r"(?:fiscal|\bFY)\s*(?:year\s*)?$", re.IGNORECASE)  # "fiscal 2023 Q3", "FY2023 Q3": no calendar quarter
+
+
+def _quarters(t: str) -> set[str]:
+    """The calendar quarters `t` names ("2023-Q3")."""
+    found: set[str] = set()
+    for pattern in _QUARTERS:
+        for m in pattern.finditer(t):
+            if _FISCAL.search(t[max(0, m.start() - 12):m.start()]):
+                continue
+            g = m.groupdict()
+            year = 2000 + int(g["yy"]) if g.get("yy") else _year(m)
+            q = _ORDINALS[g["ord"].lower()] if g.get("ord") else int(g["q"])
+            found.add(f"{year:04d}-Q{q}")
+    return found
+
+
+def _quarter(month: str) -> str:
+    """The calendar quarter of a month ("2023-08" → "2023-Q3")."""
+    return f"{month[:4]}-Q{(int(month[5:7]) - 1) // 3 + 1}"
+
+
 def _in_context(t: str) -> set[str]:
     """The days and months `t` names without a year, each in the year named last before it."""
     anchors = [(m.start(), int(m.group("y"))) for m in _YEAR_ANCHOR.finditer(t)]
@@ -87,14 +123,19 @@ def mentions(text: str, in_context: bool = False) -> frozenset[str]:
             found.add(f"{_year(m):04d}-{month:02d}")
             if day is not None:
                 found.add(f"{_year(m):04d}-{month:02d}-{day:02d}")
+    found |= {_quarter(m) for m in found if len(m) == 7} | _quarters(t)
     return frozenset(found)
 
 
 def asked(question: str) -> frozenset[str]:
-    """The dates a question names, each at its finest: a day, else a month (the month of a named day is implied)."""
+    """The dates a question names, each at its finest: a day, else a month (the month of a named day is implied),
+    else a quarter ("Q3 2023" alone; the quarter of a named month is implied)."""
     found = mentions(question)
     days = {d for d in found if len(d) == 10}
-    return frozenset(days | {m for m in found if len(m) == 7 and not any(d.startswith(m) for d in days)})
+    months = {m for m in found if len(m) == 7 and "Q" not in m and not any(d.startswith(m) for d in days)}
+    if days or months or not QUARTERS:
+        return frozenset(days | months)
+    return frozenset(q for q in found if "Q" in q)
 
 
 def holds(passage_dates: Iterable[str], question_dates: Iterable[str]) -> bool:
