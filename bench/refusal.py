@@ -97,8 +97,7 @@ EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSL
                "gate coverage with synonyms": (searcher_module, "GATE_COVERAGE_SYNONYMS", None),
                "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense)),
                "contents behind passages": ("search", "navigation_last", None),  # "search": a search setting
-               "dates first": ("search", "dates_first", None),
-               "names first": ("search", "names_first", None)}
+               "dates first": ("search", "dates_first", None)}
 
 
 class Flip:

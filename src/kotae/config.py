@@ -252,8 +252,6 @@ class SearchSettings:
                                         "behind the passages, unless the question asks for a page")
     dates_first: bool = _opt(True, "when the question names a date (March 31, 2023; 2023年3月31日; 令和5年4月; Q3 2023), "
                                     "the candidates that name it come first")
-    names_first: bool = _opt(False, "when the question names something (Intel, Aozora Labs, FIFA), the candidates "
-                                    "of the documents that name more of it come first")
     section_neighbours: int = _opt(0, "the first N hits bring the chunk continuing their section on the "
                                       "adjacent page right behind them (0: off)")
     # bench/crossling.py, chosen on the fit halves: the best retrieval nDCG@10 among the settings whose extractive

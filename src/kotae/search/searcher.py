@@ -13,7 +13,7 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.embed.memo import PassageMemo
-from kotae.search import dates, hubness, lexicon, named
+from kotae.search import dates, hubness, lexicon
 from kotae.search.analyze import analyze, file_tokens, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
@@ -67,8 +67,6 @@ COVERAGE_SYNONYMS = True
 # the gate's keyword coverage (of the top three fused hits) counts them too, in passages of the question's language:
 # bench/refusal.py --experiments 'gate coverage with synonyms'
 GATE_COVERAGE_SYNONYMS = True
-NAME_CHUNKS = 3  # a document is about a name it holds in this many chunks (or in its file name): bench/names.py
-NAMING_MEMO = 100_000  # (document, name token) answers kept for `Searcher.naming` until the store changes
 
 
 
@@ -104,8 +102,6 @@ class Searcher:
         self._dense: DenseIndex | QuantizedIndex | None = None
         self._info = _PerChunk(lambda c: information(c.text))
         self._nav = _PerChunk(lambda c: navigation(c.text, c.heading))
-        self._doc_ids = _PerChunk(lambda c: (c.doc_id, file_tokens([c.file])))
-        self._doc_terms: tuple[int, dict[tuple[str, str], bool]] = (-1, {})
         self._dates = _PerChunk(lambda c: dates.mentions("\n".join((*c.heading, c.text, c.file)), in_context=True))
         self._generation = -1
         self._langs: tuple[int, dict[str, int]] = (-1, {})
@@ -200,8 +196,6 @@ class Searcher:
         t1 = time.perf_counter()
         ranked = fuse(Arms(ranked_dense, keyword, cov, margin), s, "hybrid" if mode == "hybrid+rerank" else mode)
         window = [r for r, _ in ranked[: 2 * max(top_k, s.rerank_candidates)]]
-        if s.names_first and (asked_names := named.asked(query)):
-            ranked = named.first(ranked, self.naming(window, asked_names))
         if s.dates_first and (when := dates.asked(query)):
             ranked = dates.first(ranked, self.dated(window, when))
         if s.navigation_last and not asks_page(query):
@@ -352,26 +346,6 @@ class Searcher:
         """Which of these chunks are a table of contents or an index (`lowinfo.navigation`), kept until the
         store changes."""
         return {r for r, nav in self._nav.of(self.store, rowids).items() if nav}
-
-    def naming(self, rowids: list[int], asked: tuple[tuple[str, ...], ...]) -> dict[int, int]:
-        """How many of the names `asked` (`named.asked`) each chunk's document is about: named in its file name,
-        or with every token of the name in NAME_CHUNKS of its chunks or more (what a filing or a handbook is
-        about recurs through it; a term one abstract mentions once is the keyword arm's to weigh)."""
-        docs = self._doc_ids.of(self.store, rowids)
-        gen = self.store.generation()
-        if self._doc_terms[0] != gen or len(self._doc_terms[1]) > NAMING_MEMO:
-            self._doc_terms = (gen, {})
-        memo = self._doc_terms[1]
-
-        def holds(doc: str, file: frozenset[str], token: str) -> bool:
-            if token in file:
-                return True
-            if (doc, token) not in memo:
-                memo[doc, token] = len(self.store.keyword_search([token], NAME_CHUNKS, {doc})) >= NAME_CHUNKS
-            return memo[doc, token]
-
-        count = {d: sum(all(holds(d, f, t) for t in name) for name in asked) for d, f in set(docs.values())}
-        return {r: count[d] for r, (d, _) in docs.items()}
 
     def dated(self, rowids: list[int], when: frozenset[str]) -> set[int]:
         """Which of these chunks name every date of `when` (`dates.asked`) in their text, heading or file name."""
