@@ -72,6 +72,12 @@ def sentences(rows: list[dict[str, Any]]) -> float:
     return sum(said) / len(said) if said else 0.0
 
 
+def characters(rows: list[dict[str, Any]]) -> float:
+    """Mean characters per answer, citations left out, over the answered questions (what a reader wades through)."""
+    said = [len(re.sub(r"\[\d+\]", "", r["answer"])) for r in rows if r["why"] != "refused"]
+    return sum(said) / len(said) if said else 0.0
+
+
 def score_sets(k: Kotae, names: list[str], only: str | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for name in names:
@@ -110,6 +116,7 @@ def main() -> int:
     weights = [float(w) for w in args.rerank_sentences.split(",") if w]
     columns: dict[str, dict[str, float]] = {}
     lengths: dict[str, float] = {}  # sentences per answer (its citations), per column
+    sizes: dict[str, float] = {}  # characters per answer, per column
     with tempfile.TemporaryDirectory() as tmp:
         k = Kotae.open(args.index or tmp, settings=Settings(), embedder=get_embedder(DEFAULT_ENGINES[0]),
                        reranker=get_reranker(args.reranker) if args.reranker else None)
@@ -124,6 +131,7 @@ def main() -> int:
             done = score_sets(door, args.sets.split(","), args.split)
             columns[label] = {f"{r['set']}/{r['id']}": r["correct"] for r in done}
             lengths[label] = sentences(done)
+            sizes[label] = characters(done)
         for c in args.constant:
             name, values = c.split("=", 1)
             mod = importlib.import_module(name.rsplit(".", 1)[0])
@@ -138,6 +146,7 @@ def main() -> int:
                 label = f"{name.rsplit('.', 1)[1]}={v}"
                 columns[label] = {f"{r['set']}/{r['id']}": r["correct"] for r in done}
                 lengths[label] = sentences(done)
+                sizes[label] = characters(done)
         if args.compare:
             module, name = CHOICES[args.compare]
             mod = importlib.import_module(module)
@@ -174,7 +183,9 @@ def main() -> int:
               f"{len(noisy)} of {len(rows)}{f' (without {args.compare}: {off_noise})' if off else ''}"
               f"{': ' + ', '.join(noisy) if noisy else ''}.")
     lines += ["", quoted, "", "Sentences per answer (its citations; answered questions): "
-              + "; ".join(f"{label} {n:.2f}" for label, n in {"default": sentences(rows), **lengths}.items()) + "."]
+              + "; ".join(f"{label} {n:.2f}" for label, n in {"default": sentences(rows), **lengths}.items()) + ".",
+              "", "Characters per answer (citations left out; answered questions): "
+              + "; ".join(f"{label} {n:.0f}" for label, n in {"default": characters(rows), **sizes}.items()) + "."]
     lines += ["", "Misses:", "", "| set | split | id | why | phrase in source # | question |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['set']} | {r['split']} | {r['id']} | {r['why']} | {r['phrase_in_sources']} | {r['question']} |"
               for r in rows if not r["correct"]]

@@ -207,3 +207,22 @@ def test_captions_and_plural_which_questions():
     assert checks.asks_list("Which newspapers were compared in the experiment?")
     assert not checks.asks_list("Which special register includes adopted authority?")
     assert not checks.asks_list("Which app is used to request leave?")
+
+
+EXPENSES = """code,category,description,approval
+EX-101,Train fares,Trains and buses for business trips,Manager
+EX-102,Taxi,Taxis late at night or with heavy luggage,Manager
+EX-106,Ferry and bus charter,Ferries and chartered buses for site visits,Department head
+EX-201,Meeting snacks,Drinks and snacks for meetings,Manager
+"""
+
+
+def test_a_csv_answer_quotes_the_row_that_answers_and_a_list_question_the_rows(tmp_path):
+    (tmp_path / "expense-codes.csv").write_text(EXPENSES, encoding="utf-8")
+    settings = load_settings({"search.gate.min_margin": -1.0, "search.gate.min_coverage": 0.0}, env={})
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), settings) as k:
+        k.index([str(tmp_path / "expense-codes.csv")])
+        one = k.ask("Who approves the ferry and bus charter expenses?").answer
+        assert one.startswith("code: EX-106 | category: Ferry and bus charter") and "EX-101" not in one, one
+        every = k.ask("What kinds of expense codes are there?").answer
+        assert all(code in every for code in ("EX-101", "EX-102", "EX-106", "EX-201")), every

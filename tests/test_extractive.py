@@ -156,3 +156,12 @@ def test_a_sentence_that_restates_the_question_is_followed_by_the_one_after_it()
     assert follow_on([restates], cands, lambda c: 0.6) == [restates]  # it says enough of its own
     assert follow_on([restates, answer], cands, lambda c: 0.0) == [restates, answer]  # said once
     assert after_gap.text == "This shift had profound implications."
+
+
+def test_a_passage_of_records_gives_one_candidate_a_row():
+    rows = ("code: EX-101 | category: 交通費 | description: 電車・バス等の運賃（業務上の移動。通勤は対象外） | approval: 上長\n"
+            "code: EX-106 | category: Ferry and bus charter | approval: Department head")
+    whole = candidates([rows])
+    # as prose, the 。 inside the first row cuts it, and its second half runs on into the next row
+    assert len(whole) == 2 and whole[1].text.startswith("通勤は対象外） | approval: 上長 code: EX-106")
+    assert [c.text for c in candidates([rows], records=[True])] == rows.split("\n")

@@ -36,6 +36,11 @@ SENTENCE_TRANSLATED = True
 # A line that is no sentence (a chart's axis ticks, a table of contents' dot leaders: extractive.noise) is quoted
 # only when nothing else scores near it: bench/answers.py --compare noise-lines.
 NOISE_LINES = True
+# A CSV's or spreadsheet's rows are records, each about its own thing (an expense code, a product): a question that
+# asks for one thing is answered from the row that answers it, not from the whole chunk of rows; a question asking
+# for several things, and a PDF or DOCX table (a statement's rows share their columns), still get the chunk.
+RECORD_ROWS = True
+RECORD_FILES = (".csv", ".tsv", ".xlsx", ".xlsm", ".xls")
 ANSWER_PASSAGES = 4  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
@@ -164,7 +169,9 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
              searcher: Searcher, tvec: np.ndarray | None = None, passages: int | None = None) -> complete.Composed:
     """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
     top = hits[:ANSWER_PASSAGES if passages is None else passages]
-    cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top])
+    records = [RECORD_ROWS and h.chunk.rows is not None and h.chunk.file.lower().endswith(RECORD_FILES)
+               and not checks.asks_list(question) for h in top]
+    cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top], records=records)
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
         return complete.Composed((only,), (), "complete", ())

@@ -133,15 +133,27 @@ def _spans(text: str) -> list[tuple[int, int]]:
 
 
 def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
-               limit_per_passage: int = 16) -> list[Candidate]:
-    """Sentences of each passage; heading lines and fragments left out."""
+               limit_per_passage: int = 16, records: Sequence[bool] = ()) -> list[Candidate]:
+    """Sentences of each passage; heading lines and fragments left out. A passage of records (`records`: a
+    spreadsheet's or CSV's rows, one a line, each about its own thing) gives one candidate a row."""
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
-        sents = [(a, b, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in _spans(text)]
+        spans = _lines(text) if i < len(records) and records[i] else _spans(text)
+        sents = [(a, b, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in spans]
         sents = [(a, b, t) for a, b, t in sents
                  if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
         out += [Candidate(t, i, a, b) for a, b, t in sents[:limit_per_passage]]
+    return out
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """The spans of a text's non-blank lines."""
+    out, at = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            out.append((at, at + len(line)))
+        at += len(line) + 1
     return out
 
 
