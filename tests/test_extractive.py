@@ -165,3 +165,5 @@ def test_a_passage_of_records_gives_one_candidate_a_row():
     # as prose, the 。 inside the first row cuts it, and its second half runs on into the next row
     assert len(whole) == 2 and whole[1].text.startswith("通勤は対象外） | approval: 上長 code: EX-106")
     assert [c.text for c in candidates([rows], records=[True])] == rows.split("\n")
+    many = "\n".join(f"code: EX-{n:03d} | approval: Manager {n}" for n in range(40))
+    assert len(candidates([many], records=[True])) == 40  # a chunk of short rows: every row (prose keeps 16)

@@ -139,12 +139,17 @@ def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
-        spans = _lines(text) if i < len(records) and records[i] else _spans(text)
+        record = i < len(records) and records[i]
+        spans = _lines(text) if record else _spans(text)
         sents = [(a, b, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in spans]
         sents = [(a, b, t) for a, b, t in sents
                  if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
-        out += [Candidate(t, i, a, b) for a, b, t in sents[:limit_per_passage]]
+        out += [Candidate(t, i, a, b) for a, b, t in sents[:max(limit_per_passage, RECORD_LIMIT) if record
+                                                           else limit_per_passage]]
     return out
+
+
+RECORD_LIMIT = 64  # rows of one record passage that become candidates (a chunk packs short rows by the dozen)
 
 
 def _lines(text: str) -> list[tuple[int, int]]:

@@ -78,7 +78,7 @@ def _quarters(t: str) -> set[str]:
             if _FISCAL.search(t[max(0, m.start() - 12):m.start()]):
                 continue
             g = m.groupdict()
-            year = 2000 + int(g["yy"]) if g.get("yy") else _year(m)
+            year = (2000 + int(g["yy"]) if int(g["yy"]) < 70 else 1900 + int(g["yy"])) if g.get("yy") else _year(m)
             q = _ORDINALS[g["ord"].lower()] if g.get("ord") else int(g["q"])
             found.add(f"{year:04d}-Q{q}")
     return found
