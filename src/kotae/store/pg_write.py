@@ -24,8 +24,9 @@ def chunk_keys(conn: Any, doc_id: str) -> list[tuple[str, str]]:
         "SELECT id, text_hash FROM chunks WHERE doc_id = %s ORDER BY ordinal, rowid", (doc_id,))]
 
 
-def remove(conn: Any, path: str) -> Totals | None:
-    """Delete the document at `path` (pages and chunks cascade); return what it held."""
+def remove(conn: Any, path: str, keep: list[str] | None = None) -> Totals | None:
+    """Delete the document at `path` (pages and chunks cascade); return what it held. Its vectors go to the cache
+    but those of `keep` (the text hashes of the version that replaces it: its chunks will hold them)."""
     row = conn.execute("SELECT id, vector_sum FROM documents WHERE path = %s", (path,)).fetchone()
     if row is None:
         return None
@@ -37,10 +38,19 @@ def remove(conn: Any, path: str) -> Totals | None:
     # its vectors stay in the cache (the chunks hold the only other copy): re-adding the file, or a file with the
     # same passages, embeds nothing again
     conn.execute("INSERT INTO embeddings SELECT DISTINCT ON (text_hash) text_hash, embedding FROM chunks "
-                 "WHERE doc_id = %s ORDER BY text_hash ON CONFLICT (text_hash) DO NOTHING", (doc_id,))
+                 "WHERE doc_id = %s AND NOT text_hash = ANY(%s) ORDER BY text_hash ON CONFLICT (text_hash) DO NOTHING",
+                 (doc_id, sorted(set(keep or ()))))
     conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
     return Totals(int(n), int(tokens), terms,
                    None if vector_sum is None else array(vector_sum))
+
+
+def uncache(conn: Any, text_hashes: list[str]) -> None:
+    """Drop the cached copies of vectors the chunks now hold (a removed document's passages written again): one
+    copy of each vector. Row locks in hash order, as every writer takes them."""
+    if text_hashes:
+        conn.execute("DELETE FROM embeddings WHERE text_hash IN (SELECT text_hash FROM embeddings WHERE "
+                     "text_hash = ANY(%s) ORDER BY text_hash FOR UPDATE)", (sorted(set(text_hashes)),))
 
 
 def apply(conn: Any, added: Totals | None, removed: Totals | None) -> None:

@@ -26,7 +26,7 @@ from kotae.store.base import DenseMatrix, DocumentWrite, Filter, Store, register
 from kotae.store.conversations import History
 from kotae.store.pg_connect import Connections, redact
 from kotae.store.pg_query import exact_search, filter_sql
-from kotae.store.pg_write import Totals, apply, array, chunk_keys, remove
+from kotae.store.pg_write import Totals, apply, array, chunk_keys, remove, uncache
 from kotae.store.sqlite_keyword import required
 from kotae.types import Chunk, DocumentInfo, PageWords
 
@@ -292,11 +292,13 @@ class PostgresStore(Store):
         from psycopg.types.json import Jsonb
 
         def write(conn: Any) -> None:
-            old = conn.execute("SELECT sha256, tags FROM documents WHERE path = %s", (info.path,)).fetchone()
-            same = old is not None and old[0] == info.sha256 and tuple(old[1]) == tuple(info.tags)
+            # the document as stored, and whether the cache holds any vector (it is empty in a first load)
+            old = conn.execute("SELECT d.sha256, d.tags, EXISTS (SELECT 1 FROM embeddings) FROM (SELECT 1) AS one "
+                               "LEFT JOIN documents d ON d.path = %s", (info.path,)).fetchone()
+            same = old[0] is not None and old[0] == info.sha256 and tuple(old[1]) == tuple(info.tags)
             if same and chunk_keys(conn, info.id) == [(c.id, h) for c, h in zip(chunks, text_hashes, strict=True)]:
                 return  # another writer stored exactly this meanwhile: nothing changes
-            removed = remove(conn, info.path)
+            removed = remove(conn, info.path, keep=list(text_hashes))
             conn.execute(
                 f"INSERT INTO documents({_DOC_COLS}, vector_sum) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (info.id, info.path, info.file, info.kind, info.sha256, info.pages, info.chunks, info.lang,
@@ -304,6 +306,8 @@ class PostgresStore(Store):
             conn.execute("INSERT INTO pages SELECT %s, n, t FROM unnest(%s::text[]) WITH ORDINALITY AS p(t, n)",
                          (info.id, list(d.pages)))
             pg_copy.copy_chunks(conn, rows, binary)
+            if old[2]:  # what the cache held of these passages is in the chunks now
+                uncache(conn, list(text_hashes))
             if d.page_words:
                 with conn.cursor() as cur:
                     cur.executemany("INSERT INTO page_words VALUES (%s, %s, %s)",
