@@ -167,3 +167,12 @@ def test_a_passage_of_records_gives_one_candidate_a_row():
     assert [c.text for c in candidates([rows], records=[True])] == rows.split("\n")
     many = "\n".join(f"code: EX-{n:03d} | approval: Manager {n}" for n in range(40))
     assert len(candidates([many], records=[True])) == 40  # a chunk of short rows: every row (prose keeps 16)
+
+
+def test_a_table_rows_language_is_its_values():
+    from kotae.answer.ask import _values
+    from kotae.chunking import detect_lang
+    row = "code: EX-102 | category: タクシー代 | description: 深夜の移動や重い荷物の運搬など、やむを得ない場合のタクシー利用 | approval: 上長"
+    assert detect_lang(row) == "mixed" and detect_lang(_values(row)) == "ja"  # English column names, Japanese values
+    assert _values("Leave type: Annual leave | Days per year: 20").split() == ["Annual", "leave", "20"]
+    assert _values("Note: this is prose.") == "Note: this is prose."  # not a row: as is

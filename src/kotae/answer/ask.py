@@ -5,6 +5,7 @@ citations verified in code (`generate`); whenever the model fails, the extractiv
 """
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -33,6 +34,7 @@ SENTENCE_WORKPLACE = False
 # A sentence in the corpus' other language is scored against the question's vector plus its translated words', as
 # the dense search ranks its chunk (extractive.translated_cosine): bench/answers.py --compare, fit halves.
 SENTENCE_TRANSLATED = True
+ROW_LANGUAGE = True  # a table row's language is its values' (`_values`): bench/answers.py --constant …ROW_LANGUAGE=false
 # A line that is no sentence (a chart's axis ticks, a table of contents' dot leaders: extractive.noise) is quoted
 # only when nothing else scores near it: bench/answers.py --compare noise-lines.
 NOISE_LINES = True
@@ -226,7 +228,17 @@ def _other_language(question: str, cands: list[extractive.Candidate], searcher: 
             or searcher.translation_source(question) is None):
         return np.zeros(len(cands), dtype=bool)
     own = detect_lang(question)
-    return np.array([detect_lang(c.text) not in (own, "mixed") for c in cands], dtype=bool)
+    return np.array([detect_lang(_values(c.text) if ROW_LANGUAGE else c.text) not in (own, "mixed") for c in cands],
+                    dtype=bool)
+
+
+_COLUMN = re.compile(r"(?:^|\s\|\s)[^|:]{1,40}:\s")
+
+
+def _values(text: str) -> str:
+    """A table row's values without its column names ("code: EX-102 | category: タクシー代" → "EX-102 タクシー代"): a
+    row's language is its values' (English column names over Japanese values read as mixed); other text as is."""
+    return _COLUMN.sub(" ", text) if " | " in text else text
 
 
 def _term_groups(tokens: list[str], syn) -> dict[str, frozenset[int]]:  # type: ignore[no-untyped-def]
