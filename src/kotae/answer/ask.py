@@ -42,7 +42,7 @@ NOISE_LINES = True
 # asks for one thing is answered from the row that answers it, not from the whole chunk of rows; a question asking
 # for several things, and a PDF or DOCX table (a statement's rows share their columns), still get the chunk.
 RECORD_ROWS = True
-RECORD_FILES = (".csv", ".tsv", ".xlsx", ".xlsm", ".xls")
+RECORD_FILES = (".csv", ".tsv", ".xlsx", ".xlsm")
 ANSWER_PASSAGES = 4  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
