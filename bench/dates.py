@@ -16,6 +16,8 @@ yearless dates (a hostile chunk).
 from __future__ import annotations
 
 import argparse
+import glob
+import json
 import os
 import sys
 import time
@@ -35,6 +37,29 @@ from kotae.store import open_store
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETS = ("jsquad-valid", "squad2-dev-half")
 METRICS = ("ndcg@10", "mrr@10", "recall@1", "recall@5")
+
+
+def all_questions(data: str) -> dict[str, list[str]]:
+    """Every question on hand, by file: the golden sets, the bundled negatives and the public sets' queries."""
+    out: dict[str, list[str]] = {}
+    files = glob.glob(os.path.join(ROOT, "samples", "*.jsonl")) + glob.glob(os.path.join(ROOT, "bench", "golden", "*.jsonl"))
+    files += glob.glob(os.path.join(ROOT, "src", "kotae", "data", "negatives", "*.jsonl"))
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        out[os.path.relpath(f, ROOT)] = [r.get("question") or r.get("q") or "" for r in rows]
+    for name in (*SETS, "scifact"):
+        out[name] = [text for _, text in load_beir(os.path.join(data, name)).queries]
+    return out
+
+
+def quarter_questions(data: str) -> dict[str, list[str]]:
+    """The questions of each source that ask a quarter alone."""
+    return {k: [q for q in qs if any("Q" in d for d in asked(q))] for k, qs in all_questions(data).items()}
+
+
+def quarters_total(data: str) -> int:
+    return sum(len(qs) for qs in all_questions(data).values())
 
 
 def main() -> int:
@@ -64,6 +89,7 @@ def main() -> int:
     t0 = time.perf_counter()
     mentions(hostile, in_context=True)
     hostile_s = time.perf_counter() - t0
+    quarters = quarter_questions(args.data)
     m = machine()
     lines = [(f"Questions naming a date (`kotae.search.dates.asked`), hybrid search over the whole corpus, "
              f"`search.dates_first` off and on in one run. Machine: {m['cpu']}, {m['cores']} cores. "
@@ -74,7 +100,12 @@ def main() -> int:
               for r in rows]
     lines += ["", (f"Reading a chunk's dates: {per_chunk:.3f} ms per JSQuAD paragraph ({len(texts)} paragraphs); "
               f"{len(hostile):,} characters of yearless dates: {hostile_s:.3f} s.")]
-    write("dates", {"machine": m, "rows": rows, "ms_per_chunk": round(per_chunk, 4), "hostile_s": round(hostile_s, 4)},
+    lines += ["", (f"Questions that ask a quarter alone (`asked` holds a quarter: \"Q3 2023\", 「2023年第3四半期」): "
+                   f"{sum(len(v) for v in quarters.values())} of {quarters_total(args.data)} questions of every set on hand"
+                   f" (samples' and bench's golden sets, the bundled negatives, JSQuAD, SQuAD, SciFact): "
+                   + "; ".join(f"{k}: {', '.join(v)}" for k, v in quarters.items() if v) + ".")]
+    write("dates", {"machine": m, "rows": rows, "ms_per_chunk": round(per_chunk, 4), "hostile_s": round(hostile_s, 4),
+                    "quarter_questions": quarters},
           "\n".join(lines) + "\n")
     return 0
 

@@ -171,8 +171,8 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
              searcher: Searcher, tvec: np.ndarray | None = None, passages: int | None = None) -> complete.Composed:
     """Each part of the question against the sentences of the top passages (kotae.answer.complete)."""
     top = hits[:ANSWER_PASSAGES if passages is None else passages]
-    records = [RECORD_ROWS and h.chunk.rows is not None and h.chunk.file.lower().endswith(RECORD_FILES)
-               and not checks.asks_list(question) for h in top]
+    by_row = RECORD_ROWS and not checks.asks_list(question)
+    records = [by_row and h.chunk.rows is not None and h.chunk.file.lower().endswith(RECORD_FILES) for h in top]
     cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top], records=records)
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
