@@ -34,7 +34,7 @@ from common import machine, write
 from kotae import Kotae, Record
 from kotae.config import Settings
 from kotae.eval import load_golden
-from kotae.search import autocal, hubness
+from kotae.search import autocal, docnull, hubness
 from kotae.search import searcher as searcher_module
 from kotae.search.gate import GateSettings, calibrate, decide
 
@@ -87,7 +87,8 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 
 
 # choices measured here against another setting: (module, constant, value; None: the boolean flipped)
-EXPERIMENTS = {"absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
+EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
+               "absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),

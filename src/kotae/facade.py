@@ -14,6 +14,7 @@ bypass them: the model the index was built with, and the way it cuts chunks (doc
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -41,7 +42,7 @@ from kotae.conversing import Conversations
 from kotae.embed.base import Embedder, choose_embedder
 from kotae.errors import ConfigError, DocumentError, KotaeError, NotFound
 from kotae.names import on_disk, shown
-from kotae.search import autocal, hubness
+from kotae.search import autocal, docnull, hubness
 from kotae.search.gate import GateStats, calibrate
 from kotae.search.rerank import Reranker, load_reranker
 from kotae.search.searcher import Searcher, SearchResult
@@ -353,7 +354,18 @@ class Kotae(Conversations):
         center = hubness.centers(by_lang, chunk_vectors, [chunk_langs[int(r)] for r in found])
         null = hubness.NullVectors(self.embedder.model_id, by_lang, center)
         self.store.set_meta(hubness.META, null.to_json())
+        levels = self._doc_null(by_lang)
+        self.store.set_meta(docnull.META, levels)
+        self.store.set_meta(docnull.STAMP, hashlib.sha1(levels.encode()).hexdigest()[:16] if levels else "")
         self.store.set_meta(hubness.STAMP, null.stamp())
+
+    def _doc_null(self, by_lang: dict[str, np.ndarray]) -> str:
+        """Each document's null level (`kotae.search.docnull`) as the index keeps it: "" (none) over
+        docnull.MAX_CHUNKS chunks, whose vectors would all have to be in memory at once."""
+        if self._chunk_count() > docnull.MAX_CHUNKS:
+            return ""
+        m = self.store.dense_matrix()
+        return docnull.DocNull.measure(self.embedder.model_id, by_lang, m.vectors, m.doc_ids.tolist()).to_json()
 
     def _vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rowids found, their vectors), from a store that reads vectors back, else from its matrix."""
@@ -366,7 +378,8 @@ class Kotae(Conversations):
 
     def _signals(self, questions: Sequence[str], vectors: np.ndarray | None = None) -> list[autocal.Signal]:
         """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
-        margin, coverage, absent share, the corpus' share of that language, top dense similarity, and how many
+        margin, coverage, absent share, the corpus' share of that language, top dense similarity (over its
+        document's null level where the index measured those: `kotae.search.docnull`), and how many
         names the question mentions that no document does (the fit leaves that rule aside)."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
@@ -376,7 +389,8 @@ class Kotae(Conversations):
             gate = self.searcher.search(q, mode=mode, top_k=3, vector=vec).gate
             lang = detect_lang(q)
             out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,
-                        gate.lang_share, gate.similarity, len(gate.absent_names)))
+                        gate.lang_share, gate.similarity if gate.lifted is None else gate.lifted,
+                        len(gate.absent_names)))
         return out
 
     def _chunk_count(self) -> int:

@@ -36,6 +36,7 @@ class GateDecision:
     content: int = 0  # how many content words the question has
     lang_share: float = 1.0  # share of the corpus' chunks in the question's language (1 when unknown)
     absent_names: tuple[str, ...] = ()  # names in the question (France, FIFA) that no document mentions
+    lifted: float | None = None  # the similarity evidence over each document's null level (kotae.search.docnull)
 
 
 def coverage(query_tokens: Sequence[str], passage_tokens: Sequence[Sequence[str]],
@@ -72,14 +73,16 @@ MIN_LANG_SHARE = 0.2  # absent words refuse only when the question's language is
 
 
 def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
-           lang_share: float = 1.0, lang: str = "ja", names: Sequence[str] = ()) -> GateDecision:
+           lang_share: float = 1.0, lang: str = "ja", names: Sequence[str] = (),
+           lifted: float | None = None) -> GateDecision:
     """Answer when the dense margin, the keyword coverage or the top dense similarity (its threshold per
     question language: e5 similarities of English questions sit lower) is strong enough, unless most of the
     question's content words occur in no document at all. That last check is skipped when the corpus barely
     holds the question's language (an English question over Japanese documents finds its words nowhere, yet
     may be answered: the dense evidence decides alone). A question that names something no document does
     (`names`, found by the searcher with its own language rules) is refused first: documents that never
-    mention France do not say what its capital is."""
+    mention France do not say what its capital is. `lifted` (the best similarity less its document's null level,
+    kotae.search.docnull), when the index has those levels, stands for the top similarity in the last rule."""
     if names:
         return GateDecision(False, similarity, margin, cov,
                             f"names in no document: {', '.join(names)} (similarity margin {margin:.3f}, keyword "
@@ -95,13 +98,15 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     if cov >= settings.min_coverage:
         why = f"keyword coverage {cov:.2f} ≥ {settings.min_coverage}"
         return GateDecision(True, similarity, margin, cov, why)
-    if similarity >= min_sim:
-        why = f"top similarity {similarity:.3f} ≥ {min_sim}"
-        return GateDecision(True, similarity, margin, cov, why)
-    sim_part = f", top similarity {similarity:.3f} < {min_sim}" if min_sim <= 1 else ""
+    evidence = similarity if lifted is None else lifted
+    what = "top similarity" if lifted is None else "similarity over its document's off-topic level"
+    if evidence >= min_sim:
+        why = f"{what} {evidence:.3f} ≥ {min_sim}"
+        return GateDecision(True, similarity, margin, cov, why, lifted=lifted)
+    sim_part = f", {what} {evidence:.3f} < {min_sim}" if min_sim <= 1 else ""
     return GateDecision(False, similarity, margin, cov,
                         f"similarity margin {margin:.3f} < {settings.min_margin} and "
-                        f"keyword coverage {cov:.2f} < {settings.min_coverage}{sim_part}")
+                        f"keyword coverage {cov:.2f} < {settings.min_coverage}{sim_part}", lifted=lifted)
 
 
 @dataclass(frozen=True)

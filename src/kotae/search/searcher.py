@@ -13,7 +13,7 @@ from kotae.chunking import detect_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.embed.memo import PassageMemo
-from kotae.search import dates, hubness, lexicon
+from kotae.search import dates, docnull, hubness, lexicon
 from kotae.search.analyze import analyze, file_tokens, names, words
 from kotae.search.dense import DenseIndex, QuantizedIndex
 from kotae.search.fusion import Arms, add_weighted, fuse
@@ -107,6 +107,7 @@ class Searcher:
         self._langs: tuple[int, dict[str, int]] = (-1, {})
         self._files: tuple[int, frozenset[str]] = (-1, frozenset())
         self._null: tuple[str, hubness.NullVectors | None] = ("", None)
+        self._levels: tuple[str, docnull.DocNull | None] = ("", None)
         self._chunk_langs: tuple[int, dict[int, str], LangStats | None] = (-1, {}, None)
 
     def dense_index(self) -> DenseIndex | QuantizedIndex:
@@ -170,6 +171,7 @@ class Searcher:
         t1 = time.perf_counter()
         dense, margin = self._dense_search(qvec, n, doc_ids)
         gate_top = dense[0][1] if dense else 0.0
+        gate_dense = dense[:DOC_NULL_CANDIDATES]
         gate_margin = (self._language_margin(query, qvec, dense, margin) if LANGUAGE_MARGIN and not filtered
                        else margin)
         if tvec is not None:
@@ -226,7 +228,8 @@ class Searcher:
             for r, score in top if r in chunks
         ]
         t1 = time.perf_counter()
-        gate = self._gate(query, qtokens, df, n_chunks, gate_top, gate_margin, hits)
+        lifted = self._lifted(query, gate_dense, chunks)
+        gate = self._gate(query, qtokens, df, n_chunks, gate_top, gate_margin, hits, lifted)
         t["gate"] = _ms(t1)
         t["search"] = _ms(t0) - t.get("embed", 0.0) - t.get("embed_expansion", 0.0) - t.get("embed_translation", 0.0)
         return SearchResult(query, hits, gate, t, qvec, notices, tvec)
@@ -500,8 +503,32 @@ class Searcher:
             order = sorted(pool, key=lambda p: -mixed[p[0]])
         return order + ranked[n:], rescored
 
+    def _lifted(self, query: str, dense: list[tuple[int, float]], chunks: dict[int, Chunk]) -> float | None:
+        """The gate's similarity evidence over each document's null level (`kotae.search.docnull`): the best of
+        the dense candidates' similarities (`dense`: the first DOC_NULL_CANDIDATES) less half their document's
+        level; None where the index keeps no levels for this model (the top similarity then decides). `chunks`:
+        those already read (the hits); the others are read here."""
+        null = self._doc_null()
+        if null is None or not dense:
+            return None
+        known = {**chunks, **self.store.chunks([r for r, _ in dense if r not in chunks])}
+        return docnull.lifted([(known[r].doc_id, sim) for r, sim in dense if r in known], null, _null_lang(query))
+
+    def _doc_null(self) -> docnull.DocNull | None:
+        """The documents' null levels the index's self-calibration measured, for this embedder (read again when
+        the calibration is redone)."""
+        stamp = self.store.meta(docnull.STAMP) or ""
+        if self._levels[0] != stamp:
+            stored = self.store.meta(docnull.META) if stamp else None
+            try:
+                null = docnull.DocNull.from_json(stored) if stored else None
+            except (ValueError, KeyError, TypeError):  # damaged: one threshold until the next calibration
+                null = None
+            self._levels = (stamp, null if null is not None and null.model == self.embedder.model_id else None)
+        return self._levels[1]
+
     def _gate(self, query: str, qtokens: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
-              margin: float, hits: list[Hit]) -> GateDecision:
+              margin: float, hits: list[Hit], lifted: float | None = None) -> GateDecision:
         terms = list(dict.fromkeys(qtokens))
         lang = detect_lang(query)
         passages = [analyze(h.chunk.text) for h in hits[:3]]
@@ -522,8 +549,8 @@ class Searcher:
         absent, content = absent_share(qtokens, df, spans, may_hold)
         missing = self.absent_names(query, df) if self.settings.absent_names else []
         decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang,
-                          names=missing)
-        decision = replace(decision, absent=absent, content=content, lang_share=share)
+                          names=missing, lifted=lifted)
+        decision = replace(decision, absent=absent, content=content, lang_share=share, lifted=lifted)
         if decision.found:
             return decision
         pairs = words(query)
@@ -657,6 +684,8 @@ class Searcher:
 # and removed (bench/README.md): the mixed vector scoring every chunk, the lift decided by z-scores, no lift
 # when the question's own-language keyword hits reach the gate's coverage.
 MATCH_SHARE = 0.5
+# The dense candidates whose documents' null levels the gate's similarity evidence weighs (`Searcher._lifted`).
+DOC_NULL_CANDIDATES = 10
 # Names are looked for when at least this share of the corpus' chunks is in the question's language (a
 # Japanese question over English documents with a few Japanese pages still names what they lack).
 MIN_NAME_SHARE = 0.02
