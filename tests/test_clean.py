@@ -177,6 +177,37 @@ def test_drop_running_lines_removes_only_edge_lines():
     assert clean.drop_running_lines([middle], {"Draft"}) == [middle]
 
 
+def test_a_books_running_lines_with_rising_page_numbers_are_dropped():
+    # left pages: number first; right pages: the chapter's name, number last; front matter numbered in roman
+    pages = ["© Copyright ACME Corp. 2014. All rights reserved. iii\nContents\nPreface . . . xi",
+             "© Copyright ACME Corp. 2014. All rights reserved. xi\nPreface\nThis paper is about tables.",
+             "© Copyright ACME Corp. 2014. All rights reserved. 1\nChapter 1. Tables\nA table has rows.",
+             "2 Reading Tables in Scanned Documents\nRows have cells.",
+             "Chapter 2. Cells and rows 5\nA cell holds a value.",
+             "6 Reading Tables in Scanned Documents\nValues are numbers or words.",
+             "Chapter 2. Cells and rows 7\nNumbers line up right.",
+             "12 Reading Tables in Scanned Documents\nWords line up left.",
+             "Chapter 2. Cells and rows 13\nThe end of the chapter."]
+    found = clean.find_running_lines(pages)
+    assert {"<§Reading Tables in Scanned Documents", ">§Chapter 2. Cells and rows",
+            ">§© Copyright ACME Corp. 2014. All rights reserved."} <= found
+    kept = clean.drop_running_lines(pages, found)
+    assert kept[1:5] == ["Preface\nThis paper is about tables.", "Chapter 1. Tables\nA table has rows.",
+                         "Rows have cells.", "A cell holds a value."]
+
+
+def test_a_number_that_does_not_rise_or_a_short_label_is_no_running_line():
+    falling = [f"{n} Reading Tables in Scanned Documents\nbody {n}" for n in (9, 7, 5)]
+    others = ["alpha", "beta", "gamma", "delta"]
+    assert clean.find_running_lines(falling + others) == set()
+    figures = [f"body {n}\nFigure {n}" for n in (1, 2, 3)] + others  # a caption's label, not a folio
+    assert clean.find_running_lines(figures) == set()
+    assert clean.folio("civil war in the north and south") is None  # a word of roman letters is no numeral
+    assert clean.folio("Chapter 3. Row and Column Access Control 15") == (
+        ">§Chapter 3. Row and Column Access Control", "arabic", 15)
+    assert clean.folio("All rights reserved here. xiv") == (">§All rights reserved here.", "roman", 14)
+
+
 def test_drop_running_lines_without_lines_is_identity():
     assert clean.drop_running_lines(["a", "b"], set()) == ["a", "b"]
 

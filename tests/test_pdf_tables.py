@@ -327,3 +327,22 @@ def test_a_header_centred_between_two_columns_names_both():
              + line(156, ("Technology", 25, 70), ("20,450", 481, 504), ("14,842", 559, 583)))
     (table,) = find_tables(lines_from_words(words))
     assert table.header == ("", "Three Months Ended March 31, 2022", "Three Months Ended March 31, 2023")
+
+
+def test_a_running_footer_read_into_a_tables_region_does_not_keep_the_table_out():
+    from kotae.ingest import clean
+    from kotae.ingest.pdf_table_pages import place_tables
+    from kotae.ingest.pdf_tables import Table as Found
+
+    footer = "Financial Statements Notes to Financial Statements 11"  # dropped from the text: a running footer
+    rows = (("Raw materials", "$1,284", "$1,517"), ("Work in process", "6,638", "7,565"),
+            ("Total inventories", "$11,984", "$13,224"))
+    source = ("(In Millions) Jul 1, 2023 Dec 31, 2022", "Raw materials $ 1,284 $ 1,517",
+              "Work in process 6,638 7,565", "Total inventories $ 11,984 $ 13,224", footer)
+    table = Found("Inventories (In Millions)", ("", "Jul 1, 2023", "Dec 31, 2022"), rows, source)
+    page = "Note 5 : Inventories\n" + "\n".join(source[:-1]) + "\nOther accrued liabilities are listed below."
+    running = {clean.folio(footer)[0]}
+    assert place_tables([page], {1: [table]})[1] == []  # its last line is nowhere in the text: not placed
+    text, placed = place_tables([page], {1: [table]}, running)
+    assert len(placed) == 1 and "Work in process | Jul 1, 2023: 6,638 | Dec 31, 2022: 7,565" in text[0]
+    assert text[0].startswith("Note 5 : Inventories\n") and text[0].endswith("listed below.")

@@ -6,6 +6,7 @@ Readers chain these; none of them opens a file. Display text keeps its original 
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -115,13 +116,43 @@ def running_keys(line: str, outermost: bool) -> set[str]:
     """The forms in which a line is compared across pages (NFKC, stripped).
 
     The outermost line of each end is also compared with digit runs as "#", so "- 3 -" and
-    "- 4 -" (or "Page 3 of 10") count as the same line. Lines further in, and heading lines
-    ("第1条" vs "第2条"), must repeat exactly: short body lines differing by a number are not headers.
+    "- 4 -" (or "Page 3 of 10") count as the same line; and, when it begins or ends with a page number (arabic
+    or lower-case roman), also as its words without that number (`folio`; a heading line too: a book's "4 Row
+    and Column Access Control …" reads as one, and only the same words on three pages with a rising number make
+    it a running line). Other lines further in, and heading lines ("第1条" vs "第2条"), must repeat exactly: short
+    body lines differing by a number are not headers.
     """
     exact = normalize_width(line).strip()
+    split = folio(exact) if outermost else None  # "4 Row and Column Access Control …" reads as a numbered heading
+    keys = {exact} | ({split[0]} if split else set())
     if outermost and not heading_of(exact):
-        return {exact, _DIGITS.sub("#", exact)}
-    return {exact}
+        keys.add(_DIGITS.sub("#", exact))
+    return keys
+
+
+_NUMERAL = r"\d{1,4}|(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"  # arabic, or a lower-case roman numeral
+_FOLIO_EDGE = re.compile(rf"(?P<n>{_NUMERAL})\s+(?P<rest>\S.*)|(?P<rest2>.*\S)\s+(?P<n2>{_NUMERAL})")
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+FOLIO_PAGES = 3  # a running line with its page number: on at least this many pages, the number rising
+
+
+def folio(line: str) -> tuple[str, str, int] | None:
+    """(key, kind, number) of a line that begins or ends with a page number ("4 Row and Column Access Control
+    Support in IBM DB2 for i", "Chapter 3. Row and Column Access Control 15", "… All rights reserved. xi"):
+    the key is the rest of the line, marked with the number's side; kind "arabic" or "roman". None for other
+    lines, and for a rest under three words (or eight characters without spaces: Japanese), which could be a
+    caption or an item ("Figure 3", "Step 4")."""
+    m = _FOLIO_EDGE.fullmatch(line)
+    if not m:
+        return None
+    number, rest, side = (m["n"], m["rest"], "<") if m["n"] else (m["n2"], m["rest2"], ">")
+    if len(rest.split()) < 3 and len(rest.replace(" ", "")) < 8:
+        return None
+    if number.isdigit():
+        return f"{side}§{rest}", "arabic", int(number)
+    values = [_ROMAN[c] for c in number]
+    return f"{side}§{rest}", "roman", sum(-v if i + 1 < len(values) and v < values[i + 1] else v
+                                           for i, v in enumerate(values))
 
 
 def find_running_lines(pages: list[str]) -> set[str]:
@@ -133,7 +164,31 @@ def find_running_lines(pages: list[str]) -> set[str]:
     def keys(line: str, outermost: bool) -> set[str]:
         return running_keys(line, outermost) if len(line.strip()) <= RUNNING_LINE_MAX else set()
 
-    return _edge_lines_on(pages, keys, 0.5)
+    return {k for k in _edge_lines_on(pages, keys, 0.5) if "§" not in k} | _folio_lines(pages)
+
+
+def _folio_lines(pages: list[str]) -> set[str]:
+    """The `folio` keys of outermost lines found on FOLIO_PAGES pages or more with a page number that rises with
+    the page (within each kind: roman front matter, then arabic): a book's running header or footer, which
+    alternates between left and right pages and changes with the chapter, so no one form is on half the pages."""
+    seen: dict[str, list[tuple[int, str, int]]] = {}
+    for p, page in enumerate(pages):
+        lines = page.split("\n")
+        for i, outermost in _edges(page):
+            line = normalize_width(lines[i]).strip()
+            if not outermost or len(line) > RUNNING_LINE_MAX:
+                continue
+            split = folio(line)
+            if split:
+                seen.setdefault(split[0], []).append((p, split[1], split[2]))
+    out = set()
+    for key, found in seen.items():
+        pages_with = {p for p, _, _ in found}
+        rising = all(all(a < b for a, b in itertools.pairwise(vals))
+                     for kind in ("arabic", "roman") for vals in [[n for _, k, n in found if k == kind]])
+        if len(pages_with) >= FOLIO_PAGES and len(pages_with) == len(found) and rising:
+            out.add(key)
+    return out
 
 
 def _edge_lines_on(pages: list[str], keys: Callable[[str, bool], set[str]], share: float) -> set[str]:

@@ -201,11 +201,17 @@ def _no_text(path: str, outcome: OcrOutcome, options: OcrOptions) -> DocumentErr
 def clean_pages(raw: list[str]) -> list[str]:
     """The PDF cleaning chain: controls and mojibake, running lines, a long line on every page (kept once), page
     numbers (at the edges, and a page's own number between dashes anywhere), hyphenation."""
+    return _cleaned(raw)[0]
+
+
+def _cleaned(raw: list[str]) -> tuple[list[str], set[str]]:
+    """`clean_pages`, and the running lines it took out (`clean.find_running_lines`' forms)."""
     pages = [clean.clean_layout_text(text) for text in raw]
-    pages = clean.drop_running_lines(pages, clean.find_running_lines(pages))
+    running = clean.find_running_lines(pages)
+    pages = clean.drop_running_lines(pages, running)
     pages = clean.drop_repeats(pages, clean.find_repeated_lines(pages))
     return [clean.rejoin_hyphens(clean.drop_folios(clean.drop_page_numbers(page), n))
-            for n, page in enumerate(pages, 1)]
+            for n, page in enumerate(pages, 1)], running
 
 
 def _warning(number: int, raw: str | None) -> str | None:
@@ -229,9 +235,10 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     if not any(text.strip() for text in outcome.texts):
         raise _no_text(path, outcome, options)
     warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
-    pages = clean_pages(outcome.texts)
+    pages, running = _cleaned(outcome.texts)
     # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections below.
-    pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read})
+    pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read},
+                                                 running)
     fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
     sections = sections_from_headings(pages, classify_pages(pages, fonts))
     rows = pdf_table_pages.row_sections(sections, pages, placed, filing_context(pages) if placed else "")

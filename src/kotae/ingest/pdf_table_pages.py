@@ -12,12 +12,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
-from kotae.ingest.clean import join_surrogates
+from kotae.ingest.clean import join_surrogates, running_keys
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
 
@@ -158,15 +158,19 @@ def _best_span(tokens: list[tuple[str, int, int]], want: Counter[str], size: int
     return tokens[best[1]][1], tokens[best[2]][2]
 
 
-def place_tables(pages: Sequence[str], tables: dict[int, list[Table]]) -> tuple[list[str], list[Placed]]:
+def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
+                 running: set[str] | None = None) -> tuple[list[str], list[Placed]]:
     """Page texts with each found table's lines replaced by its rows (one line each); a table whose
-    lines cannot be found in the text is left as the text has it."""
+    lines cannot be found in the text is left as the text has it, unless they can once its first and last
+    lines that are running lines the cleaning took out (`running`) are left aside."""
     out = list(pages)
     placed: list[Placed] = []
     for number, found in sorted(tables.items()):
         text = out[number - 1]
         for table in found:
             span = _span(text, table)
+            if span is None and running and (trimmed := _without_dropped_edges(table, running)) is not None:
+                span = _span(text, trimmed)
             lines = table.lines()
             if span is None or not lines:
                 continue
@@ -188,6 +192,19 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]]) -> tuple[
             placed.append(Placed(number, table.title, tuple(offsets)))
         out[number - 1] = text
     return out, placed
+
+
+def _without_dropped_edges(table: Table, running: set[str]) -> Table | None:
+    """The table without its first and last source lines that are running lines the cleaning dropped
+    (`running`: kotae.ingest.clean.find_running_lines' forms; a 10-Q's "Financial Statements Notes to Financial
+    Statements 11" inside the region of the inventory table above it); None when there are none."""
+    source = list(table.source)
+    dropped = lambda line: bool(running_keys(line, True) & running)
+    while len(source) > 1 and dropped(source[-1]):
+        source.pop()
+    while len(source) > 1 and dropped(source[0]):
+        source.pop(0)
+    return replace(table, source=tuple(source)) if len(source) < len(table.source) else None
 
 
 def _shifted(p: Placed, page: int, span: tuple[int, int], delta: int) -> Placed:
