@@ -141,6 +141,30 @@ def test_an_item_chosen_for_itself_follows_its_lead_in():
     assert [c.text for c in with_items([first_item, lead], cands)] == [c.text for c in cands]
 
 
+SLIDES = ("今後の課題\n• 類似度の計算方法の改善\n- 報道の時期にズレがある場合の補正。\n"
+          "• コンパラブルコーパスの特性を利用した固有表現抽出器の製作。")
+BACKGROUND = "研究の背景\n• 字句的な知識を構築する方法：\n- 辞書を人手で構築する。"
+
+
+def test_a_slides_title_over_its_bullets_brings_them_and_a_runner_up_title_is_left_out():
+    cands = candidates([SLIDES, BACKGROUND])
+    assert cands[0].text == "今後の課題"  # shorter than a sentence, kept: it titles the list under it
+    scores = np.array([1.0, 0.5, 0.3, 0.4, 0.98, 0.2, 0.1])
+    assert [c.text for c in pick(cands, scores)] == [
+        "今後の課題", "• 類似度の計算方法の改善", "- 報道の時期にズレがある場合の補正。",
+        "• コンパラブルコーパスの特性を利用した固有表現抽出器の製作。"]  # 研究の背景, a close runner-up: left out
+
+
+def test_a_short_line_over_prose_is_no_list_title(monkeypatch):
+    from kotae.answer import extractive
+    assert not extractive.list_title("賃金", "賃金は毎月25日に支払う。")  # over prose
+    assert not extractive.list_title("手当は次のとおり支給する。", "（1）部長 60,000円")  # a sentence (a lead-in)
+    assert not extractive.list_title("• 類似度の計算方法の改善", "- 報道の時期にズレがある場合の補正。")  # an item
+    assert extractive.list_title("今後の課題", "• 類似度の計算方法の改善")
+    monkeypatch.setattr(extractive, "LIST_TITLES", False)
+    assert candidates([SLIDES])[0].text == "• 類似度の計算方法の改善"
+
+
 def test_a_sentence_that_restates_the_question_is_followed_by_the_one_after_it():
     from kotae.answer.extractive import follow_on
     text = ("The word processor didn't just change workplaces—it changed culture. It democratized writing, enabling "

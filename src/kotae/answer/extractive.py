@@ -7,6 +7,7 @@ better-ranked passages. The weights were fitted on the answer sets' fit halves (
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -142,8 +143,10 @@ def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
         record = i < len(records) and records[i]
         spans = _lines(text) if record else _spans(text)
         sents = [(a, b, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in spans]
+        titles = {a for (a, _, t), (_, _, nxt) in itertools.pairwise(sents)
+                  if LIST_TITLES and list_title(t, nxt)}
         sents = [(a, b, t) for a, b, t in sents
-                 if len(t) >= MIN_CHARS and not t.startswith("#") and t.strip() not in heads]
+                 if (len(t) >= MIN_CHARS or a in titles) and not t.startswith("#") and t.strip() not in heads]
         out += [Candidate(t, i, a, b) for a, b, t in sents[:max(limit_per_passage, RECORD_LIMIT) if record
                                                            else limit_per_passage]]
     return out
@@ -340,14 +343,38 @@ ITEM = re.compile(r"^\s*(?:[（(]\s*(?:[0-9０-９]{1,2}|[a-zA-Zア-ン一二三
 MAX_ITEMS = 8
 
 
+# A slide's or a document's title line over a bulleted list (「今後の課題」 over 「• 類似度の計算方法の改善 …」) introduces
+# the list as a lead-in sentence does: quoted, it comes with its items (bench/answers.py, LIST_TITLES column).
+LIST_TITLES = True
+LIST_TITLE_CHARS = 40  # longer lines without a sentence ending are wrapped text, not titles
+
+
+def list_title(line: str, following: str) -> bool:
+    """Whether `line`, followed by `following`, is the title of a list: a short line that is no item and no
+    sentence (no final punctuation), over a line that is an item."""
+    line = line.strip()
+    return (0 < len(line) <= LIST_TITLE_CHARS and line[-1] not in _ENDS_LINE + ".!?！？、,"
+            and not ITEM.match(line) and bool(ITEM.match(following)) and not LEAD_IN.search(line))
+
+
+def _titles(c: Candidate, cands: Sequence[Candidate]) -> bool:
+    """Whether `c` is a list's title (`list_title`) directly over its first item."""
+    if not LIST_TITLES:
+        return False
+    after = sorted((x for x in cands if x.source == c.source and x.start > c.start), key=lambda x: x.start)
+    return bool(after) and list_title(c.text, after[0].text)
+
+
 def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[Candidate]:
-    """`chosen` with, after each lead-in sentence, the item sentences that follow it in its passage (an item chosen
-    for itself comes after its lead-in too, not before it)."""
-    items = {c: _items_of(c, cands) for c in chosen if LEAD_IN.search(c.text)}
+    """`chosen` with, after each lead-in sentence (and after the first chosen, when it is a list's title), the item
+    sentences that follow it in its passage (an item chosen for itself comes after its lead-in too, not before
+    it). A runner-up title is left out: alone it says nothing, and another slide's list is not what was asked."""
+    items = {c: _items_of(c, cands) for i, c in enumerate(chosen)
+             if LEAD_IN.search(c.text) or (i == 0 and _titles(c, cands))}
     owned = {x for run in items.values() for x in run}
     out: list[Candidate] = []
-    for c in chosen:
-        if c in out or (c in owned and c not in items):
+    for i, c in enumerate(chosen):
+        if c in out or (c in owned and c not in items) or (i > 0 and c not in items and _titles(c, cands)):
             continue
         out.append(c)
         out += [x for x in items.get(c, ()) if x not in out]
