@@ -65,6 +65,61 @@ def scores(signals: list, best: np.ndarray, null: dict[str, tuple[np.ndarray, np
     return out
 
 
+def _majority(langs: list[str]) -> str:
+    ja = sum(la in ("ja", "mixed") for la in langs)
+    return "ja" if ja * 2 >= len(langs) else "en"
+
+
+def pair_scores(signals: list, best: np.ndarray, null: dict, doc_lang: np.ndarray) -> dict[str, np.ndarray]:
+    """Per document language: each question's best similarity over that language's documents less half their
+    level (mean), -inf where the corpus has none."""
+    lang = lang_of(signals)
+    out = {L: np.full(len(signals), -np.inf) for L in LANGS}
+    for la in LANGS:
+        idx = lang == la
+        m = null[la][0]
+        for L in LANGS:
+            cols = doc_lang == L
+            if idx.any() and cols.any():
+                out[L][idx] = (best[idx][:, cols] - 0.5 * m[None, cols]).max(axis=1)
+    return out
+
+
+def pair_thresholds(signals: list, best: np.ndarray, null: dict, doc_lang: np.ndarray,
+                    let_through: float) -> dict[tuple[str, str], float]:
+    """(question language, document language) → threshold: each pair's own quantile q', one q' per question
+    language chosen so that the union lets `let_through` of the negatives through."""
+    lang = lang_of(signals)
+    sc = pair_scores(signals, best, null, doc_lang)
+    out = {}
+    for la in LANGS:
+        idx = lang == la
+        if not idx.any():
+            continue
+        for qq in np.linspace(0.5, 0.999, 200):
+            t = {L: float(np.quantile(sc[L][idx][np.isfinite(sc[L][idx])], qq)) if np.isfinite(sc[L][idx]).any()
+                 else 9.0 for L in LANGS}
+            passed = np.zeros(idx.sum(), bool)
+            for L in LANGS:
+                passed |= sc[L][idx] >= t[L]
+            if passed.mean() <= let_through:
+                out.update({(la, L): t[L] for L in LANGS})
+                break
+    return out
+
+
+def refused_pair(signals: list, best: np.ndarray, null: dict, doc_lang: np.ndarray,
+                 t: dict[tuple[str, str], float], gate: GateSettings) -> list[bool]:
+    sc = pair_scores(signals, best, null, doc_lang)
+    out = []
+    for i, (s, la) in enumerate(zip(signals, lang_of(signals), strict=True)):
+        d = decide(0.0, s[1], s[2], gate, absent=s[3], lang_share=s[4], lang=s[0])
+        by_sim = any(sc[L][i] >= t.get((la, L), 9.0) for L in LANGS) and not (
+            s[3] >= gate.max_absent and s[4] >= MIN_LANG_SHARE)
+        out.append((not d.found and not by_sim) or s[6] > 0)
+    return out
+
+
 def refused(signals: list, values: np.ndarray, t: dict[str, float], gate: GateSettings) -> np.ndarray:
     """The self-calibrated gate (`gate`, its similarity leg off) with the similarity leg replaced: answered when
     the score reaches the language's threshold `t`."""
@@ -84,6 +139,8 @@ def main() -> int:
     ap.add_argument("--quantiles", default="0.65,0.7,0.75")
     ap.add_argument("--out", default="gate_docnull")
     ap.add_argument("--only", action="append", help="refusal.py's corpora to run (default all)")
+    ap.add_argument("--pair", action="store_true", help="also: a threshold per (question language, document "
+                    "language), one quantile for their union")
     args = ap.parse_args()
     rows = []
     for corpus, k, qgroups in refusal.corpora(args.shared, args.limit, args.only):
@@ -101,6 +158,22 @@ def main() -> int:
 
         leg_off = replace(fitted, min_similarity_ja=2.0, min_similarity_en=2.0)
 
+        chunk_lang = k.store.chunk_languages()
+        doc_lang = np.array([_majority([chunk_lang.get(int(r), "en") for r in matrix.rowids[codes == d]])
+                             for d in range(len(docs))])
+        if args.pair:
+            for q in [float(x) for x in args.quantiles.split(",")]:
+                t_pair = pair_thresholds(nsig, nbest, null, doc_lang, 1 - q)
+                pooled = {}
+                for g, (answerable, sig, best) in feats.items():
+                    if g == "negatives":
+                        continue
+                    part = ("fit" if "(fit)" in g else "held-out" if "held-out" in g else "test" if "(test)" in g
+                            else "answerable") if answerable else "close" if "SQuAD 2.0" in g else "off-topic"
+                    pooled.setdefault(part, []).extend(refused_pair(sig, best, null, doc_lang, t_pair, leg_off))
+                rows.append({"corpus": corpus, "chunks": len(vectors), "documents": len(docs), "design": "pair",
+                             "q": q, **{p: round(float(np.mean(v)), 3) for p, v in pooled.items()}})
+                print(rows[-1], flush=True)
         for design in args.designs.split(","):
             nvals = scores(nsig, nbest, null, design)
             for q in [float(x) for x in args.quantiles.split(",")]:
