@@ -200,3 +200,20 @@ def test_a_table_rows_language_is_its_values():
     assert detect_lang(row) == "mixed" and detect_lang(_values(row)) == "ja"  # English column names, Japanese values
     assert _values("Leave type: Annual leave | Days per year: 20").split() == ["Annual", "leave", "20"]
     assert _values("Note: this is prose.") == "Note: this is prose."  # not a row: as is
+
+
+def test_a_sentence_said_again_by_a_copy_of_its_document_is_quoted_once():
+    from kotae.answer.complete import Part, compose
+    from kotae.answer.extractive import Candidate
+    md = Candidate("3. If a user is connected using profile JANE, these return a value of 1:", 0, 0)
+    pdf = Candidate("3. If a user is connected using profile JANE, these return a value of 1: VERIFY_GROUP_FOR_USER"
+                    " (CURRENT_USER, 'MGR')", 1, 0)
+    escaped = Candidate("Here is an example of using the VERIFY\\_GROUP\\_FOR\\_USER function:", 0, 80)
+    plain = Candidate("Here is an example of using the VERIFY_GROUP_FOR_USER function:", 1, 200)
+    other = Candidate("Otherwise, it returns a value of 0.", 0, 40)
+    composed = compose([Part("q", None, "answered", chosen=(escaped, md, plain, pdf, other))], "en")
+    assert composed.sentences == (escaped, md, other)
+    item, again = Candidate("（2）法定休日の労働 35%", 0, 0), Candidate("（2）法定休日の労働 35%", 1, 9)
+    assert compose([Part("q", None, "answered", chosen=(item, again))], "ja").sentences == (item,)
+    tiny, longer = Candidate("（1）部長", 0, 0), Candidate("（1）部長 60,000円", 1, 0)  # under 12 characters: kept
+    assert compose([Part("q", None, "answered", chosen=(tiny, longer))], "ja").sentences == (tiny, longer)

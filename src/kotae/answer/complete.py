@@ -31,7 +31,7 @@ DETAIL_BONUS = 0.05  # one holding the finer expression asked (a deadline, a per
 LIST_BONUS = 0.05  # for a question asking for several things, a sentence that introduces a list does
 ABSENT_SHARE = 0.5  # a later part whose words are mostly absent from the documents is missing
 
-__all__ = ["Composed", "Part", "answer_part", "compose"]
+__all__ = ["Composed", "Part", "answer_part", "compose", "repeats"]
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,9 @@ def compose(answered: Sequence[Part], lang: str) -> Composed:
     ok = [p for p in answered if p.status == "answered"]
     for p in answered:
         if p.status == "answered" or (p.status == "missing" and not ok and p.chosen):
-            sentences += [c for c in p.chosen if c not in sentences]
+            for c in p.chosen:
+                if c not in sentences and not repeats(c.text, [x.text for x in sentences]):
+                    sentences.append(c)
         if p.status == "blank" and p.blank is not None:
             notes.append((_blank_note(p.label, ja), p.blank.source))
             missing.append(f"{p.label}（空欄）" if ja else f"{p.label}: blank")
@@ -149,6 +151,25 @@ def compose(answered: Sequence[Part], lang: str) -> Composed:
     else:
         completeness = "partial"
     return Composed(tuple(sentences), tuple(notes), completeness, tuple(missing))
+
+
+REPEAT_CHARS = 12  # a sentence at least this long, said again inside another (or holding it), is quoted once
+
+
+def _plain(text: str) -> str:
+    """Text as compared for repeats: NFKC, markdown's backslash escapes gone, whitespace collapsed, lower case."""
+    return " ".join(unicodedata.normalize("NFKC", text).replace("\\", "").split()).lower()
+
+
+def repeats(text: str, said: Sequence[str]) -> bool:
+    """Whether `text` says again what one of `said` says (one holds the other, the shorter at least REPEAT_CHARS):
+    the same passage indexed twice (a PDF and its Word or Markdown copy) gives the same sentence twice."""
+    t = _plain(text)
+    for other in map(_plain, said):
+        short, long = (t, other) if len(t) <= len(other) else (other, t)
+        if len(short) >= REPEAT_CHARS and short in long:
+            return True
+    return False
 
 
 def _blank_note(label: str, ja: bool) -> str:
