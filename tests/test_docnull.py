@@ -9,6 +9,7 @@ from conftest import FakeEmbedder, new_pg_index
 from kotae import Kotae
 from kotae.config import Settings
 from kotae.search import docnull
+from kotae.search.searcher import Searcher
 from kotae.store import open_store
 
 
@@ -95,3 +96,18 @@ def test_a_corpus_over_the_limit_keeps_one_threshold(tmp_path, monkeypatch):
         k.index([str(tmp_path / "a.txt")])
         assert k.store.meta(docnull.META) == "" and k.searcher._doc_null() is None
         assert k.search("When does desk booking open?").gate.lifted is None
+
+
+def test_thresholds_set_in_the_settings_weigh_the_top_similarity(tmp_path):
+    from kotae.config import GateSettings, SearchSettings
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Desk booking opens at nine.\n", encoding="utf-8")
+    (docs / "b.txt").write_text("The kiln fires stoneware at 1,280 degrees.\n", encoding="utf-8")
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), Settings()) as k:
+        k.index([str(docs)])
+        assert k.search("When does desk booking open?").gate.lifted is not None
+        mine = GateSettings(min_margin=2.0, min_coverage=2.0, min_similarity_ja=0.5, min_similarity_en=0.5)
+        fixed = Searcher(k.store, k.embedder, SearchSettings(gate=mine), fixed_gate=True)  # your numbers
+        gate = fixed.search("When does desk booking open?").gate
+        assert gate.lifted is None and "top similarity" in gate.reason

@@ -184,8 +184,8 @@ class GateSettings:
     max_absent: float = _opt(1.01, "refuse when this share of the question's content words is in no document "
                                    "(after synonyms) and its language is common in the corpus (above 1: never)")
     min_similarity_ja: float = _opt(1.01, "… or when the top dense similarity of a Japanese question reaches this "
-                                          "(self-calibrated, then over half its document's off-topic level; above "
-                                          "1: never)")
+                                          "(self-calibrated: taken over half its document's off-topic level; a "
+                                          "value you set: the similarity itself; above 1: never)")
     min_similarity_en: float = _opt(1.01, "… the same for questions in English and other languages")
 
     def to_dict(self) -> dict[str, float]:

@@ -506,9 +506,9 @@ class Searcher:
     def _lifted(self, query: str, dense: list[tuple[int, float]], chunks: dict[int, Chunk]) -> float | None:
         """The gate's similarity evidence over each document's null level (`kotae.search.docnull`): the best of
         the dense candidates' similarities (`dense`: the first DOC_NULL_CANDIDATES) less half their document's
-        level; None where the index keeps no levels for this model (the top similarity then decides). `chunks`:
-        those already read (the hits); the others are read here."""
-        null = self._doc_null()
+        level; None where the index keeps no levels for this model, or where the settings set the thresholds (the
+        top similarity then decides). `chunks`: those already read (the hits); the others are read here."""
+        null = None if self.fixed_gate else self._doc_null()  # thresholds you set are on the top similarity
         if null is None or not dense:
             return None
         known = {**chunks, **self.store.chunks([r for r, _ in dense if r not in chunks])}
