@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, FakeEmbedder
 from kotae import Kotae, Record
 from kotae.cli import main
-from kotae.config import GateSettings
+from kotae.config import GateSettings, Settings
 from kotae.search import autocal
 from kotae.search import searcher as searcher_module
 from kotae.search.analyze import file_tokens, names, words
@@ -111,6 +111,11 @@ def test_explanations_are_plain_words_in_the_question_s_language():
     assert explain([], 0.25, "en") == ("No passage of the documents answers this (the closest one holds only 25% "
                                        "of the question's words).")
     assert "25%" in explain([], 0.25, "ja")
+    # one of the closest passages is in the other language: asking in it may find the answer
+    assert explain([], 0.0, "ja", "stanley-cups.xlsx") == (
+        "近い箇所の一つは英語の資料（stanley-cups.xlsx）にありますが、答えとするには確かさが足りません。英語で質問すると見つかることがあります")
+    assert "asking in Japanese" in explain([], 0.0, "en", "faq.md")
+    assert explain(["FIFA"], 0.0, "en", "faq.md") == 'The documents never mention "FIFA".'  # absent words first
 
 
 def test_an_index_calibrates_itself_and_says_so(tmp_path, capsys):
@@ -338,3 +343,19 @@ def test_the_gate_margin_is_taken_within_the_top_chunk_s_language(tmp_path, monk
         over_all = k.search(q, mode="dense").gate
         # over all chunks the English ones pull the mean down: the Japanese question's margin was inflated
         assert over_all.margin > within.margin and over_all.similarity == within.similarity
+
+
+def test_a_refusal_near_a_passage_in_the_other_language_says_to_ask_in_it(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "stanley-cups.csv").write_text("Team,Stanley Cups\nCanadiens,24\nMaple Leafs,13\nRed Wings,11\n",
+                                          encoding="utf-8")
+    for i, text in enumerate(["Kilns fire stoneware at high heat.", "Glazes use feldspar and silica.",
+                              "Clay shrinks as it dries.", "Throwing needs a centred wheel."]):
+        (docs / f"pottery{i}.txt").write_text(text + "\n", encoding="utf-8")
+    (docs / "memo.txt").write_text("窯の温度は毎朝記録する。\n", encoding="utf-8")  # a little Japanese
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), Settings()) as k:
+        k.index([str(docs)])
+        gate = k.search("チームのカップは？").gate  # team and cup: the CSV holds both, in English
+        assert not gate.found
+        assert "英語で質問すると見つかることがあります" in gate.explanation and "の資料（" in gate.explanation

@@ -111,3 +111,4 @@ def test_thresholds_set_in_the_settings_weigh_the_top_similarity(tmp_path):
         fixed = Searcher(k.store, k.embedder, SearchSettings(gate=mine), fixed_gate=True)  # your numbers
         gate = fixed.search("When does desk booking open?").gate
         assert gate.lifted is None and "top similarity" in gate.reason
+

@@ -231,10 +231,17 @@ def absent_terms(question_words: Sequence[tuple[str, Sequence[str]]], df: Mappin
     return sorted(seen, key=lambda w: (-len(w), seen.index(w)))[:limit]
 
 
-def explain(absent: Sequence[str], cov: float, lang: str) -> str:
-    """Why the documents do not answer, for people: the words they never mention, else how little of the
-    question the closest passage holds."""
+def explain(absent: Sequence[str], cov: float, lang: str, other: str | None = None) -> str:
+    """Why the documents do not answer, for people: the words they never mention; else, when one of the closest
+    passages is in the other language (`other`: its file), that asking in that language may find it (the gate
+    has no keyword evidence across languages, and e5 rates them lower); else how little of the question the
+    closest passage holds."""
     ja = lang in ("ja", "mixed")
+    if not absent and other:
+        if ja:
+            return f"近い箇所の一つは英語の資料（{other}）にありますが、答えとするには確かさが足りません。英語で質問すると見つかることがあります"
+        return (f"One of the closest passages is in a Japanese document ({other}), not close enough to answer from; "
+                "asking in Japanese may find it.")
     if absent:
         if ja:
             return "資料には" + "".join(f"「{w}」" for w in absent) + "についての記載がありません"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -561,7 +562,11 @@ class Searcher:
             df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in may_hold}}
         terms = absent_terms(pairs, df_all, limit=8, held=held)  # the words that name something first: "FIFA" first
         named = [t for t in terms if any(n in t for n in missing)]
-        plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang)
+        # a passage in the other language among the closest: asking in that language may find what this did not
+        across = [h.chunk for h in hits[:5] if lang in ("ja", "en") and h.chunk.lang in ("ja", "en")
+                  and h.chunk.lang != lang]
+        other = os.path.basename(across[0].file) if across else None
+        plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang, other)
         return replace(decision, explanation=plain)
 
     def _held_in_other_language(self, lang: str, share: float, qtokens: list[str],
