@@ -182,6 +182,22 @@ def test_a_sentence_that_restates_the_question_is_followed_by_the_one_after_it()
     assert after_gap.text == "This shift had profound implications."
 
 
+def test_a_sentence_brings_its_proviso_whatever_its_words(monkeypatch):
+    from kotae.answer import extractive
+    from kotae.answer.extractive import follow_on
+    text = ("賞与は、原則として毎年7月及び12月の2回支給する。ただし、会社の業績の著しい低下その他やむを得ない事由がある場合には、"
+            "支給しないことがある。賞与の算定対象期間は別に定める。")
+    cands = candidates([text])
+    rule, proviso, period = cands
+    assert follow_on([rule], cands, lambda c: 1.0) == [rule, proviso]  # novel words, yet its ただし comes too
+    assert follow_on([period], cands, lambda c: 1.0) == [period]  # no proviso after it
+    assert follow_on([period, rule], cands, lambda c: 1.0) == [period, rule]  # a runner-up's proviso stays out
+    monkeypatch.setattr(extractive, "PROVISOS", False)
+    assert follow_on([rule], cands, lambda c: 1.0) == [rule]
+    en = candidates(["If the user is in the list, it returns 1. Otherwise, it returns a value of 0."])
+    assert extractive.PROVISO.match(en[1].text) and not extractive.PROVISO.match("但し書きの例")
+
+
 def test_a_passage_of_records_gives_one_candidate_a_row():
     rows = ("code: EX-101 | category: 交通費 | description: 電車・バス等の運賃（業務上の移動。通勤は対象外） | approval: 上長\n"
             "code: EX-106 | category: Ferry and bus charter | approval: Department head")

@@ -192,21 +192,29 @@ def novelty(sentence_tokens: Sequence[str], query_tokens: Sequence[str]) -> floa
 # by the sentence right after it in its passage, which is where such a passage says why, how or how much.
 FOLLOW_NOVELTY = 0.5  # …when at most half of its distinct words are not the question's (0: never; bench/answers.py)
 FOLLOW_GAP = 1  # "right after": at most one character between the two (a space or a line break; a blank line is a new paragraph)
+# A sentence's proviso comes with it, whatever its words: 「賞与は7月及び12月に支給する。ただし、…支給しないことがある。」
+# quoted without its ただし sentence says more than the rules do (bench/answers.py, PROVISOS column).
+PROVISOS = True
+PROVISO = re.compile(r"^\s*(?:(?:ただし|但し)(?!書)|もっとも、|Otherwise|However,|Except |Unless |This does not apply)")
 
 
 def follow_on(chosen: Sequence[Candidate], cands: Sequence[Candidate],
               novelty_of: Callable[[Candidate], float]) -> list[Candidate]:
-    """`chosen` with, right after each sentence that restates the question (its `novelty` at most FOLLOW_NOVELTY)
-    and announces no list (its items come with it anyway), the sentence that follows it in its passage, unless
-    that one is chosen already or is a noise line."""
+    """`chosen` with, right after each sentence that restates the question (its `novelty` at most FOLLOW_NOVELTY),
+    or after the first when its proviso follows it (`PROVISO`: ただし…, Otherwise…; a runner-up's would only
+    lengthen what is not the answer), and that announces no list (its items come with it anyway), the sentence
+    that follows it in its passage, unless that one is chosen already or is a noise line."""
     out: list[Candidate] = []
-    for c in chosen:
+    for i, c in enumerate(chosen):
         if c in out:
             continue
         out.append(c)
-        if c.end < 0 or LEAD_IN.search(c.text) or novelty_of(c) > FOLLOW_NOVELTY:
+        if c.end < 0 or LEAD_IN.search(c.text):
             continue
         nxt = [x for x in cands if x.source == c.source and c.end <= x.start <= c.end + FOLLOW_GAP]
+        proviso = i == 0 and bool(nxt) and PROVISOS and bool(PROVISO.match(nxt[0].text))
+        if not proviso and novelty_of(c) > FOLLOW_NOVELTY:
+            continue
         if nxt and nxt[0] not in chosen and nxt[0] not in out and not noise(nxt[0].text):
             out.append(nxt[0])
     return out
