@@ -34,9 +34,9 @@ def document_levels(null: np.ndarray, vectors: np.ndarray, codes: np.ndarray, n_
     """(n_docs,): for each document (its chunks' `codes`), the mean over the rows of `null` (unit question
     vectors) of their best cosine with the document's chunks (`vectors`, unit rows); NaN for a document with no
     chunk. Scored in blocks of BLOCK chunks, in document order."""
-    best = np.full((len(null), n_docs), -np.inf, np.float32)
     if not len(null) or not len(vectors):
         return np.full(n_docs, np.nan)
+    best = np.full((len(null), n_docs), -np.inf, np.float32)
     order = np.argsort(codes, kind="stable")
     q = np.asarray(null, np.float32)
     for start in range(0, len(order), BLOCK):
@@ -47,8 +47,7 @@ def document_levels(null: np.ndarray, vectors: np.ndarray, codes: np.ndarray, n_
         part = np.maximum.reduceat(sims, cuts, axis=1)
         docs = block_codes[cuts]
         best[:, docs] = np.maximum(best[:, docs], part)
-    out = np.where(np.isfinite(best), best, np.nan).mean(axis=0, dtype=np.float64)
-    return out
+    return np.where(np.isfinite(best), best, np.nan).mean(axis=0, dtype=np.float64)
 
 
 @dataclass(frozen=True)
