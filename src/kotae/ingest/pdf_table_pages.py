@@ -18,6 +18,8 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.ingest.clean import join_surrogates, running_keys
+from kotae.ingest.pdf_ruled import grids, ruled_tables
+from kotae.ingest.pdf_rules import page_rules
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
 
@@ -26,6 +28,7 @@ _FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,.]*\)?%?(?![\w])")
 _SPACE = re.compile(r"\s+")
 _CURRENCY = {"$", "€", "£", "¥"}
 _OPENING = set("([{")
+_LOW = set("_‗＿")
 
 
 def looks_tabular(text: str) -> bool:
@@ -55,6 +58,7 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
             words.append(Word(join_surrogates("".join(text)), box[0], height - box[3], box[2], height - box[1], size))
             text.clear()
 
+    seen: set[tuple[str, int, int]] = set()
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
         ch = chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32)
         if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs) \
@@ -62,9 +66,14 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
             flush()
             continue
         x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value
+        key = (ch, round(2 * x0), round(2 * y0))
+        if key in seen:  # the same glyph drawn again on itself (a bold effect): read once
+            continue
+        seen.add(key)
         if text:
             em = max(size, 1.0)
-            if x0 - box[2] > 0.6 * em or x0 < box[0] - 0.5 * em or y0 > box[3] or y1 < box[1]:
+            below = ch in _LOW and x0 - box[2] <= 0.6 * em  # an underscore sits under the line's box
+            if x0 - box[2] > 0.6 * em or x0 < box[0] - 0.5 * em or (not below and (y0 > box[3] or y1 < box[1])):
                 flush()
         if not text or set(text) <= _OPENING:
             # Some writers scale the text matrix, not the font: PDFium then reports size 1; the glyph says more
@@ -80,14 +89,19 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
 
 
 def read_tables(pdf: pdfium.PdfDocument, index: int, text: str | None) -> list[Table]:
-    """The tables on page `index` (0-based), or [] when its text does not look tabular."""
-    if not text or not looks_tabular(text):
+    """The tables on page `index` (0-based): drawn grids (kotae.ingest.pdf_ruled), then, when the text looks
+    tabular, tables found in the other words' alignment (kotae.ingest.pdf_tables)."""
+    if not text:
         return []
     try:
         page = pdf[index]
     except pdfium.PdfiumError:
         return []
     try:
+        drawn = grids(page_rules(page))
+        tabular = looks_tabular(text)
+        if not tabular and not drawn:
+            return []
         textpage = page.get_textpage()
         try:
             words = page_words(textpage, page.get_height())
@@ -97,7 +111,10 @@ def read_tables(pdf: pdfium.PdfDocument, index: int, text: str | None) -> list[T
         return []
     finally:
         page.close()
-    return find_tables(lines_from_words(words))
+    ruled = [table for _, table in ruled_tables(drawn, words)]
+    # Tables found in the words' alignment come after the drawn ones: where a drawn table was placed in the
+    # text, one found over the same words is skipped (place_tables), where it was not, that one stands.
+    return ruled + (find_tables(lines_from_words(words)) if tabular else [])
 
 
 @dataclass(frozen=True)
@@ -162,7 +179,8 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
                  running: set[str] | None = None) -> tuple[list[str], list[Placed]]:
     """Page texts with each found table's lines replaced by its rows (one line each); a table whose
     lines cannot be found in the text is left as the text has it, unless they can once its first and last
-    lines that are running lines the cleaning took out (`running`) are left aside."""
+    lines that are running lines the cleaning took out (`running`) are left aside, or, for a drawn table, once
+    its header line is (its body is replaced, the header line stays where the text has it)."""
     out = list(pages)
     placed: list[Placed] = []
     for number, found in sorted(tables.items()):
@@ -171,6 +189,9 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
             span = _span(text, table)
             if span is None and running and (trimmed := _without_dropped_edges(table, running)) is not None:
                 span = _span(text, trimmed)
+            if span is None and table.drawn and len(table.source) > 2:
+                # drawn tables side by side: the text layer reads their header lines as one, before either body
+                span = _span(text, replace(table, source=table.source[1:]))
             lines = table.lines()
             if span is None or not lines:
                 continue

@@ -74,6 +74,7 @@ class Table:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     source: tuple[str, ...]  # the text of the region's lines, top to bottom (header lines included)
+    drawn: bool = False  # read from the rules the page draws (kotae.ingest.pdf_ruled)
 
     def lines(self) -> list[str]:
         """Each row as "label | column: value | column: value"."""
