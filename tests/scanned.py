@@ -104,6 +104,39 @@ def vertical_page(columns: list[str], font: str, *, dpi: int = SCAN_DPI, pt: flo
     return _scanned(img)
 
 
+TABLE_JA = [["区分", "支給額", "支給日"], ["住宅手当", "月額20,000円", "毎月25日"], ["通勤手当", "実費", "毎月25日"],
+            ["家族手当", "月額10,000円", "毎月25日"], ["役職手当", "月額30,000円", "毎月25日"]]
+TABLE_EN = [["Item", "Amount", "Due"], ["Housing allowance", "20,000 yen", "25th of each month"],
+            ["Commuting allowance", "Actual cost", "25th of each month"],
+            ["Family allowance", "10,000 yen", "25th of each month"]]
+
+
+def ruled_page(rows: list[list[str]], font: str, *, dpi: int = SCAN_DPI, pt: float = 11,
+               header_fill: int = 190) -> Image.Image:
+    """A table drawn with a full grid of rules (1 pt) and a tinted header row, as a form or a scanned table is."""
+    img, draw = _canvas(dpi)
+    px = round(pt * dpi / 72)
+    f = _font(font, px)
+    left, top = round(0.4 * dpi), round(0.8 * dpi)
+    widths = [max(f.getbbox(row[c])[2] for row in rows) + px for c in range(len(rows[0]))]
+    height, rule = round(px * 2.2), max(1, round(dpi / 72))
+    xs = [left + sum(widths[:c]) for c in range(len(widths) + 1)]
+    draw.rectangle([xs[0], top, xs[-1], top + height], fill=header_fill)
+    for r, row in enumerate(rows):
+        y = top + r * height
+        for c, text in enumerate(row):
+            draw.text((xs[c] + px // 2, y + round(px * 0.55)), text, font=f, fill=0)
+    for r in range(len(rows) + 1):
+        draw.rectangle([xs[0], top + r * height, xs[-1], top + r * height + rule], fill=0)
+    for x in xs:
+        draw.rectangle([x, top, x + rule, top + len(rows) * height + rule], fill=0)
+    return _scanned(img)
+
+
+def table_text(rows: list[list[str]]) -> str:
+    return "\n".join(" ".join(row) for row in rows)
+
+
 def save_pdf(path: Path, images: list[Image.Image], *, dpi: int = SCAN_DPI) -> Path:
     """Wrap page images into an image-only PDF (no text layer), one page per image."""
     first, *rest = [im.convert("RGB") for im in images]

@@ -45,7 +45,11 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+from PIL import Image
+
 from kotae.config import OcrSettings
+from kotae.ingest import ocr_rules
 from kotae.ingest.fontmap import broken_digits
 from kotae.types import PageWords, Section, Word
 
@@ -232,14 +236,31 @@ def latin_share(text: str) -> float:
 
 
 def recognise(image, engine: Engine) -> OcrPage:  # type: ignore[no-untyped-def]
-    """Read one page image: the Japanese pass, and the English one too when the page looks Latin."""
+    """Read one page image: the Japanese pass, and the English one too when the page looks Latin. A page that
+    draws rules (a table, a form) is read again with them taken out (kotae.ingest.ocr_rules), and the reading
+    that holds more confidently read text is kept."""
     image = image.convert("L")
+    page = _languages(image, engine)
+    cleaned = ocr_rules.without_rules(np.asarray(image))
+    if cleaned is not None:
+        other = _languages(Image.fromarray(cleaned), engine)
+        if _amount(other) > _amount(page):
+            return other
+    return page
+
+
+def _languages(image, engine: Engine) -> OcrPage:  # type: ignore[no-untyped-def]
     page = read_pass(image, engine, engine.first)
     if engine.english and latin_share(page.text) >= LATIN_SHARE:
         english = read_pass(image, engine, engine.english)
         if english.confidence > page.confidence:
             return english
     return page
+
+
+def _amount(page: OcrPage) -> float:
+    """Characters read, weighted by the page's mean confidence."""
+    return sum(not ch.isspace() for ch in page.text) * page.confidence
 
 
 # --- many pages, in parallel -------------------------------------------------------------------
