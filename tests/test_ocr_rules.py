@@ -11,7 +11,18 @@ import pytest
 from kotae.ingest import read_document
 from kotae.ingest.ocr import find_engine
 from kotae.ingest.ocr_rules import rule_mask, without_rules
-from scanned import TABLE_EN, bag_error, horizontal_page, latin_font, ruled_page, save_pdf, table_text
+from kotae.ingest.pdf_ruled import Rule
+from scanned import (
+    TABLE_EN,
+    TABLE_JA,
+    bag_error,
+    horizontal_page,
+    ja_font,
+    latin_font,
+    ruled_page,
+    save_pdf,
+    table_text,
+)
 
 HAVE_TESSERACT = shutil.which("tesseract") is not None and not isinstance(find_engine("tesseract"), str)
 tesseract = pytest.mark.skipif(
@@ -43,18 +54,48 @@ def test_a_page_without_rules_is_left_alone_and_one_with_rules_is_cleaned():
     plain[50:52, :] = 255
     plain[:, 300:302] = 255
     assert without_rules(plain) is None  # strokes, a tint and a bar
-    cleaned = without_rules(_page())
-    assert cleaned is not None and cleaned.dtype == np.uint8
+    found = without_rules(_page())
+    assert found is not None
+    cleaned, rules = found
+    assert cleaned.dtype == np.uint8
+    assert sorted(rules, key=lambda r: r.horizontal) == [Rule(False, 300.5, 50.0, 350.0), Rule(True, 50.5, 40.0, 560.0)]
     assert (cleaned[50:52, 40:560] == 255).all() and (cleaned[100:112, 60:66] == 0).all()
     assert (cleaned[120:140, 400:520] == 255).all()  # the tint is background, so text on it stays dark on white
 
 
 @pytest.mark.slow
 @tesseract
-def test_a_scanned_table_is_read_cell_by_cell(tmp_path: Path):
+def test_a_scanned_table_is_read_whole_and_as_rows(tmp_path: Path):
     path = save_pdf(tmp_path / "table.pdf", [ruled_page(TABLE_EN, latin_font()),
                                               horizontal_page(["Notes on the table above."], latin_font())])
     doc = read_document(str(path))
     assert bag_error(table_text(TABLE_EN), doc.pages[0]) < 0.05, doc.pages[0]
-    assert "Commuting allowance" in doc.pages[0] and "Actual cost" in doc.pages[0]
+    assert [s.text for s in doc.sections if s.kind == "rows"] == [
+        "Item: Housing allowance | Amount: 20,000 yen | Due: 25th of each month",
+        "Item: Commuting allowance | Amount: Actual cost | Due: 25th of each month",
+        "Item: Family allowance | Amount: 10,000 yen | Due: 25th of each month"]
     assert doc.pages[1].startswith("Notes on the table above")
+
+
+@pytest.mark.slow
+@tesseract
+def test_a_scanned_japanese_table_becomes_rows_whatever_order_ocr_read_its_cells(tmp_path: Path):
+    font = ja_font()
+    if font is None:
+        pytest.skip("no Japanese font (sudo apt-get install fonts-ipafont-gothic; CI installs it)")
+    doc = read_document(str(save_pdf(tmp_path / "table.pdf", [ruled_page(TABLE_JA, font)])))
+    rows = [s for s in doc.sections if s.kind == "rows"]
+    # Tesseract reads the cells column by column; the drawn grid puts each value beside its label
+    assert [s.text.split(" | ")[0] for s in rows] == ["区分: 住宅手当", "区分: 通勤手当", "区分: 家族手当", "区分: 役職手当"]
+    assert rows[1].text == "区分: 通勤手当 | 支給額: 実費 | 支給日: 毎月25日"
+    assert all(s.ocr for s in rows)
+
+
+@pytest.mark.slow
+@tesseract
+def test_a_photographed_table_image_becomes_rows(tmp_path: Path):
+    path = tmp_path / "table.png"
+    ruled_page(TABLE_EN, latin_font()).save(path)
+    doc = read_document(str(path))
+    assert [s.text for s in doc.sections if s.kind == "rows"][1] == \
+        "Item: Commuting allowance | Amount: Actual cost | Due: 25th of each month"

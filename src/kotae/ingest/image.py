@@ -11,10 +11,13 @@ from kotae.ingest.headings import classify_lines
 from kotae.ingest.layout import sections_from_lines
 from kotae.ingest.limits import check_frames, check_pixels
 from kotae.ingest.ocr import INSTALL, OcrOptions, apply_ocr, as_options, mark_ocr, page_words
+from kotae.ingest.ocr_tables import scanned_tables
 from kotae.ingest.pdf import clean_pages
+from kotae.ingest.pdf_table_pages import place_tables, row_sections
 from kotae.ingest.registry import register
 from kotae.types import ParsedDocument
 
+A4_WIDTH_PT = 595.0  # an image's size in points is unknown: its shorter side is taken as an A4 page's width
 _RESAVE_FIX = "open it in an image viewer and save it again as PNG, JPEG or TIFF"
 
 
@@ -62,7 +65,12 @@ def read_image(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Par
     if not any(text.strip() for text in outcome.texts):
         raise DocumentError(path, "OCR found no text in the image", "check that it shows text")
     pages = clean_pages(outcome.texts)
-    sections = mark_ocr(sections_from_lines(pages, classify_lines), set(outcome.read))
+    # drawn tables (kotae.ingest.ocr_tables), the image's shorter side taken as an A4 page's width in points
+    tables = {n: found for n, page in outcome.read.items()
+              if (found := scanned_tables(page, A4_WIDTH_PT / max(1, min(page.width, page.height))))}
+    pages, placed = place_tables(pages, tables)
+    sections = sections_from_lines(pages, classify_lines)
+    sections = mark_ocr(row_sections(sections, pages, placed) if placed else sections, set(outcome.read))
     return ParsedDocument(
         path=path,
         kind="image",

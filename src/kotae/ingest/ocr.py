@@ -51,6 +51,7 @@ from PIL import Image
 from kotae.config import OcrSettings
 from kotae.ingest import ocr_rules
 from kotae.ingest.fontmap import broken_digits
+from kotae.ingest.pdf_ruled import Rule
 from kotae.types import PageWords, Section, Word
 
 MODES = ("auto", "always", "off")
@@ -175,6 +176,7 @@ class OcrPage:
     confidence: float  # mean word confidence, 0–100
     width: int
     height: int
+    rules: tuple[Rule, ...] = ()  # the ruled lines of the image, in pixels (kotae.ingest.ocr_rules)
 
 
 def _wide(ch: str) -> bool:
@@ -237,15 +239,16 @@ def latin_share(text: str) -> float:
 
 def recognise(image, engine: Engine) -> OcrPage:  # type: ignore[no-untyped-def]
     """Read one page image: the Japanese pass, and the English one too when the page looks Latin. A page that
-    draws rules (a table, a form) is read again with them taken out (kotae.ingest.ocr_rules), and the reading
-    that holds more confidently read text is kept."""
+    draws rules (a table, a form) is read again with them taken out (kotae.ingest.ocr_rules), the reading
+    that holds more confidently read text is kept, and the rules come with it (for its drawn tables)."""
     image = image.convert("L")
     page = _languages(image, engine)
-    cleaned = ocr_rules.without_rules(np.asarray(image))
-    if cleaned is not None:
+    found = ocr_rules.without_rules(np.asarray(image))
+    if found is not None:
+        cleaned, rules = found
         other = _languages(Image.fromarray(cleaned), engine)
-        if _amount(other) > _amount(page):
-            return other
+        page = other if _amount(other) > _amount(page) else page
+        page = replace(page, rules=tuple(rules))
     return page
 
 

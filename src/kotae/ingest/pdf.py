@@ -17,6 +17,7 @@ from kotae.ingest import clean, pdf_table_pages
 from kotae.ingest.cover import filing_context
 from kotae.ingest.layout import sections_from_headings
 from kotae.ingest.ocr import INSTALL, OcrOptions, OcrOutcome, apply_ocr, as_options, mark_ocr, page_words
+from kotae.ingest.ocr_tables import scanned_tables
 from kotae.ingest.pdf_headings import classify_pages
 from kotae.ingest.pdf_layout import Line, analyse, font_reader, page_chars
 from kotae.ingest.pdf_tables import Table
@@ -237,8 +238,10 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     warnings = [w for n, text in enumerate(raw, start=1) if (w := _warning(n, text))] + outcome.warnings
     pages, running = _cleaned(outcome.texts)
     # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections below.
-    pages, placed = pdf_table_pages.place_tables(pages, {n: t for n, t in tables.items() if n not in outcome.read},
-                                                 running)
+    # Scanned pages' tables come from the rules OCR found on their images (kotae.ingest.ocr_tables).
+    scanned = {n: found for n, page in outcome.read.items() if (found := scanned_tables(page, 72 / options.dpi))}
+    pages, placed = pdf_table_pages.place_tables(
+        pages, {**{n: t for n, t in tables.items() if n not in outcome.read}, **scanned}, running)
     fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
     sections = sections_from_headings(pages, classify_pages(pages, fonts))
     rows = pdf_table_pages.row_sections(sections, pages, placed, filing_context(pages) if placed else "")

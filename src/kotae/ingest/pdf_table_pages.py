@@ -126,8 +126,14 @@ class Placed:
     rows: tuple[tuple[int, int], ...]
 
 
+_CJK = "\u3001-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+_ATOM = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
+
+
 def _tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    """The text's words, a Japanese or Chinese character each its own (so 「月額2, 999円」 and 「月額2, 999円毎月」
+    split alike, however the text layer or OCR spaced them), with their offsets."""
+    return [(m.group(), m.start(), m.end()) for m in _ATOM.finditer(text)]
 
 
 def _span(page: str, table: Table) -> tuple[int, int] | None:
@@ -136,7 +142,7 @@ def _span(page: str, table: Table) -> tuple[int, int] | None:
     and holds nearly all of its words (in any order: the text layer may order a header's lines
     otherwise); None when no stretch does."""
     tokens = [t for t in _tokens(page) if t[0] not in _CURRENCY]
-    lines = [[w for w in line.split() if w not in _CURRENCY] for line in table.source]
+    lines = [[w for w, _, _ in _tokens(line) if w not in _CURRENCY] for line in table.source]
     want = Counter(w for line in lines for w in line)
     size = sum(want.values())
     if size < 4:
@@ -146,14 +152,25 @@ def _span(page: str, table: Table) -> tuple[int, int] | None:
     def opens(word: str, at: int) -> bool:
         # a two-row header's rows may come as one line of the text, the lower row's words first
         end = page.find("\n", at)
-        return word in first or (word in second and bool(first & set(page[at : end if end >= 0 else None].split())))
+        return word in first or (word in second and bool(first & {w for w, _, _ in _tokens(page[at : end if end >= 0 else None])}))
 
     starts = [i for i, (word, at, _) in enumerate(tokens)
               if opens(word, at) and not page[page.rfind("\n", 0, at) + 1 : at].strip(" \t\r" + "".join(_CURRENCY))]
     # a table begins a line of the text: a word of its header inside a caption ("… higher mAP score") is
     # no start, unless no line starts with one
-    return _best_span(tokens, want, size, last, starts) or _best_span(
+    span = _best_span(tokens, want, size, last, starts) or _best_span(
         tokens, want, size, last, [i for i, t in enumerate(tokens) if t[0] in first])
+    if span is None or not table.drawn:
+        return span
+    # a drawn table never ends inside a line on its own words (a header read twice leaves its last cells surplus)
+    end = span[1]
+    for word, at, stop in tokens:
+        if at < end:
+            continue
+        if "\n" in page[end:at] or word not in want:
+            break
+        end = stop
+    return span[0], end
 
 
 def _best_span(tokens: list[tuple[str, int, int]], want: Counter[str], size: int, last: set[str],
@@ -186,13 +203,8 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
     for number, found in sorted(tables.items()):
         text = out[number - 1]
         for table in found:
-            span = _span(text, table)
-            if span is None and running and (trimmed := _without_dropped_edges(table, running)) is not None:
-                span = _span(text, trimmed)
-            if span is None and table.drawn and len(table.source) > 2:
-                # drawn tables side by side: the text layer reads their header lines as one, before either body
-                span = _span(text, replace(table, source=table.source[1:]))
             lines = table.lines()
+            span = _placement(text, table, running, [k for k in placed if k.page == number])
             if span is None or not lines:
                 continue
             body = "\n".join(_SPACE.sub(" ", line) for line in lines)
@@ -201,8 +213,6 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
                 before += "\n"
             if after and not after.startswith("\n"):
                 after = "\n" + after
-            if any(k.page == number and k.rows[0][0] < span[1] and span[0] < k.rows[-1][1] for k in placed):
-                continue  # the words matched inside a table already placed
             old, text = text, before + body + after
             offsets, at = [], len(before)
             for line in body.split("\n"):
@@ -213,6 +223,22 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
             placed.append(Placed(number, table.title, tuple(offsets)))
         out[number - 1] = text
     return out, placed
+
+
+def _placement(text: str, table: Table, running: set[str] | None, placed: list[Placed]) -> tuple[int, int] | None:
+    """The table's span in the page text (`_span`) outside the tables already placed: as it is, else without its
+    edge lines that are dropped running lines, else, for a drawn table, without its header line (drawn tables side
+    by side: the text layer reads their header lines as one, before either body)."""
+    tries = [table]
+    if running and (trimmed := _without_dropped_edges(table, running)) is not None:
+        tries.append(trimmed)
+    if table.drawn and len(table.source) > 2:
+        tries.append(replace(table, source=table.source[1:]))
+    for candidate in tries:
+        span = _span(text, candidate)
+        if span is not None and not any(k.rows[0][0] < span[1] and span[0] < k.rows[-1][1] for k in placed):
+            return span
+    return None
 
 
 def _without_dropped_edges(table: Table, running: set[str]) -> Table | None:
