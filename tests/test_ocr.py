@@ -7,7 +7,6 @@ for vertical 9 pt) at 150–300 dpi, so the tests allow 5% (English) and 10% (Ja
 """
 from __future__ import annotations
 
-import shutil
 import threading
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from kotae.ingest.ocr import (
     INSTALL,
     OcrOptions,
     assemble,
-    find_engine,
     locate,
     needs_ocr,
     page_list,
@@ -34,6 +32,7 @@ from kotae.pipeline import index_paths
 from kotae.search import Searcher
 from kotae.store import open_store
 from kotae.types import Chunk, Word
+from ocr_marks import JA_FONT, japanese, tesseract
 from scanned import (
     A5,
     ENGLISH,
@@ -42,20 +41,12 @@ from scanned import (
     bag_error,
     cer,
     horizontal_page,
-    ja_font,
     latin_font,
     save_pdf,
     text_of,
     vertical_page,
 )
 
-HAVE_TESSERACT = shutil.which("tesseract") is not None and not isinstance(find_engine("tesseract"), str)
-tesseract = pytest.mark.skipif(
-    not HAVE_TESSERACT, reason="tesseract is not installed (sudo apt-get install tesseract-ocr tesseract-ocr-jpn "
-                               "tesseract-ocr-jpn-vert tesseract-ocr-eng; CI installs it)")
-JA_FONT = ja_font()
-japanese = pytest.mark.skipif(JA_FONT is None, reason="no Japanese font (sudo apt-get install fonts-ipafont-gothic; "
-                                                       "CI installs it)")
 PAGE_PT = (A5[0] * 72, A5[1] * 72)
 
 

@@ -2,32 +2,25 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kotae.ingest import read_document
-from kotae.ingest.ocr import find_engine
 from kotae.ingest.ocr_rules import rule_mask, without_rules
 from kotae.ingest.pdf_ruled import Rule
+from ocr_marks import JA_FONT, japanese, tesseract
 from scanned import (
     TABLE_EN,
     TABLE_JA,
     bag_error,
     horizontal_page,
-    ja_font,
     latin_font,
     ruled_page,
     save_pdf,
     table_text,
 )
-
-HAVE_TESSERACT = shutil.which("tesseract") is not None and not isinstance(find_engine("tesseract"), str)
-tesseract = pytest.mark.skipif(
-    not HAVE_TESSERACT, reason="tesseract is not installed (sudo apt-get install tesseract-ocr tesseract-ocr-jpn "
-                               "tesseract-ocr-jpn-vert tesseract-ocr-eng; CI installs it)")
 
 
 def _page() -> np.ndarray:
@@ -79,11 +72,9 @@ def test_a_scanned_table_is_read_whole_and_as_rows(tmp_path: Path):
 
 @pytest.mark.slow
 @tesseract
+@japanese
 def test_a_scanned_japanese_table_becomes_rows_whatever_order_ocr_read_its_cells(tmp_path: Path):
-    font = ja_font()
-    if font is None:
-        pytest.skip("no Japanese font (sudo apt-get install fonts-ipafont-gothic; CI installs it)")
-    doc = read_document(str(save_pdf(tmp_path / "table.pdf", [ruled_page(TABLE_JA, font)])))
+    doc = read_document(str(save_pdf(tmp_path / "table.pdf", [ruled_page(TABLE_JA, JA_FONT)])))
     rows = [s for s in doc.sections if s.kind == "rows"]
     # Tesseract reads the cells column by column; the drawn grid puts each value beside its label
     assert [s.text.split(" | ")[0] for s in rows] == ["区分: 住宅手当", "区分: 通勤手当", "区分: 家族手当", "区分: 役職手当"]
