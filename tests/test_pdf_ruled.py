@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from reportlab.lib.pagesizes import A4
@@ -10,8 +11,8 @@ from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
 from kotae.ingest.pdf import read_pdf
-from kotae.ingest.pdf_ruled import Rule, grids, ruled_tables
-from kotae.ingest.pdf_tables import Word
+from kotae.ingest.pdf_ruled import Rule, continued, grids, ruled_tables
+from kotae.ingest.pdf_tables import Table, Word
 
 JA_FONT = "HeiseiMin-W3"
 pdfmetrics.registerFont(UnicodeCIDFont(JA_FONT))
@@ -125,3 +126,48 @@ def test_tables_side_by_side_whose_header_lines_the_text_reads_first_are_both_ro
     assert [s.text for s in doc.sections if s.kind == "rows"] == [
         "業種: スーパー | 対象店舗: A店、B店", "業種: ガソリン | 対象店舗: 全店舗",
         "業種: カフェ | 対象店舗: C店、D店", "業種: コンビニ | 対象店舗: E店、F店"]
+
+
+def _continued_table(c: canvas.Canvas, top: float, rows: list[tuple[str, str]]) -> None:
+    for i in range(len(rows) + 1):
+        c.line(60, top - 20 * i, 400, top - 20 * i)
+    c.line(200, top, 200, top - 20 * len(rows))
+    for i, (a, b) in enumerate(rows):
+        c.drawString(65, top - 20 * i - 14, a)
+        c.drawString(205, top - 20 * i - 14, b)
+
+
+def test_a_drawn_table_that_goes_on_over_the_page_keeps_its_header_and_title(tmp_path: Path):
+    path = tmp_path / "long.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(JA_FONT, 10)
+    c.drawString(60, 760, "別表1 勤務地手当")
+    _continued_table(c, 750, [("勤務地", "月額"), ("東京", "20,000円"), ("大阪", "15,000円"), ("名古屋", "10,000円")])
+    c.showPage()
+    c.setFont(JA_FONT, 10)
+    _continued_table(c, 780, [("福岡", "8,000円"), ("札幌", "8,000円"), ("仙台", "5,000円")])
+    c.drawString(60, 700, "以上")
+    c.showPage()
+    c.save()
+    doc = read_pdf(str(path), path.read_bytes())
+    rows = [s for s in doc.sections if s.kind == "rows"]
+    assert [(s.page, s.text) for s in rows] == [
+        (1, "勤務地: 東京 | 月額: 20,000円"), (1, "勤務地: 大阪 | 月額: 15,000円"), (1, "勤務地: 名古屋 | 月額: 10,000円"),
+        (2, "勤務地: 福岡 | 月額: 8,000円"), (2, "勤務地: 札幌 | 月額: 8,000円"), (2, "勤務地: 仙台 | 月額: 5,000円")]
+    assert {s.heading[-1] for s in rows} == {"別表1 勤務地手当"}
+
+
+def test_a_table_with_its_own_caption_or_other_columns_is_no_continuation():
+    first = Table("別表1", ("勤務地", "月額"), (("東京", "20,000円"),), (), drawn=True, columns=(60.0, 200.0, 400.0),
+                  head=(("勤務地", "月額"),))
+    rest = Table("", ("福岡", "8,000円"), (("札幌", "8,000円"),), (), drawn=True, columns=(60.5, 199.0, 401.0),
+                 head=(("福岡", "8,000円"),))
+    assert continued(first, rest).lines() == ["勤務地: 福岡 | 月額: 8,000円", "勤務地: 札幌 | 月額: 8,000円"]
+    repeated = Table("", ("勤務地", "月額"), (("札幌", "8,000円"),), (), drawn=True, columns=first.columns,
+                     head=(("勤務地", "月額"),))
+    assert continued(first, repeated).lines() == ["勤務地: 札幌 | 月額: 8,000円"]
+    assert continued(first, repeated).title == "別表1"
+    captioned = replace(rest, title="別表2 出張手当")
+    assert continued(first, captioned) == captioned
+    narrower = replace(rest, columns=(60.0, 150.0, 400.0))
+    assert continued(first, narrower) == narrower

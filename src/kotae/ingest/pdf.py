@@ -240,8 +240,8 @@ def read_pdf(path: str, data: bytes, *, ocr: str | OcrOptions = "auto") -> Parse
     # Tables (kotae.ingest.pdf_table_pages): their lines become rows, cut into "rows" sections below.
     # Scanned pages' tables come from the rules OCR found on their images (kotae.ingest.ocr_tables).
     scanned = {n: found for n, page in outcome.read.items() if (found := scanned_tables(page, 72 / options.dpi))}
-    pages, placed = pdf_table_pages.place_tables(
-        pages, {**{n: t for n, t in tables.items() if n not in outcome.read}, **scanned}, running)
+    by_page = pdf_table_pages.across_pages({**{n: t for n, t in tables.items() if n not in outcome.read}, **scanned})
+    pages, placed = pdf_table_pages.place_tables(pages, by_page, running)
     fonts = [() if n in outcome.read else page_lines for n, page_lines in enumerate(lines, start=1)]
     sections = sections_from_headings(pages, classify_pages(pages, fonts))
     rows = pdf_table_pages.row_sections(sections, pages, placed, filing_context(pages) if placed else "")

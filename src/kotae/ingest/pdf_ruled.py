@@ -13,18 +13,19 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kotae.ingest.pdf_tables import Line, Table, Word, is_number, lines_from_words
 
-__all__ = ["Box", "Rule", "grids", "merge_rules", "ruled_tables"]
+__all__ = ["Box", "Rule", "continued", "grids", "merge_rules", "ruled_tables"]
 
 SNAP = 2.0  # points: rule positions this close are one
 MIN_BAND = 4.0  # points: a grid band narrower than this (a double rule) is no row or column
 COVER = 0.6  # a grid line counts as drawn between two cells when rules cover this share of their border
 REGULAR = 0.75  # a grid whose cells are mostly merged (a form, a figure drawn in boxes) is no table
 MAX_RULES = 1500
-MAX_NAME = 100  # characters: a column's name is never longer  # a page drawn with more rules than this is a drawing, not tables
+MAX_NAME = 100  # characters: a column's name is never longer
+MAX_PAIRS = 250_000  # horizontal × vertical rules compared when grouping (~0.2 s); more is a drawing  # a page drawn with more rules than this is a drawing, not tables
 _YEAR = re.compile(r"(19|20)\d\d")
 _CJK = re.compile(r"[\u3001-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
@@ -183,6 +184,9 @@ def _grid(group: list[Rule]) -> _Grid | None:
     if rows < 2 or cols < 2:
         return None
     parent = list(range(rows * cols))
+    # the rules along each grid line, so each cell's borders look at a few rules, not all of them
+    down = [[v for v in vs if abs(v.at - x) <= SNAP] for x in xs]
+    across = [[h for h in hs if abs(h.at - y) <= SNAP] for y in ys]
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -192,9 +196,9 @@ def _grid(group: list[Rule]) -> _Grid | None:
 
     for r in range(rows):
         for c in range(cols):
-            if c + 1 < cols and not _covered(group, False, xs[c + 1], ys[r], ys[r + 1]):
+            if c + 1 < cols and not _covered(down[c + 1], False, xs[c + 1], ys[r], ys[r + 1]):
                 parent[find(r * cols + c)] = find(r * cols + c + 1)
-            if r + 1 < rows and not _covered(group, True, ys[r + 1], xs[c], xs[c + 1]):
+            if r + 1 < rows and not _covered(across[r + 1], True, ys[r + 1], xs[c], xs[c + 1]):
                 parent[find(r * cols + c)] = find((r + 1) * cols + c)
     owner = [[find(r * cols + c) for c in range(cols)] for r in range(rows)]
     grid = _Grid(xs, ys, owner)
@@ -288,17 +292,36 @@ def _table(grid: _Grid, words: list[Word], lines: list[Line]) -> Table | None:
         return None  # a paragraph over the boxes: a form's instructions, not a column's name
     body = tuple(tuple(values) for values, _ in grid_rows[header_rows:])
     source = tuple(_line_text(line) for line in lines_from_words(inside))
-    return Table(_title(lines, ys[0], xs[0], xs[-1]), tuple(names), body, source, drawn=True)
+    head = tuple(tuple(values) for values, _ in grid_rows[:header_rows])
+    return Table(_title(lines, ys[0], xs[0], xs[-1]), tuple(names), body, source, drawn=True, columns=tuple(xs),
+                 head=head)
 
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (y down)
+SAME_COLUMN = 3.0  # points: column boundaries this close on two pages are the same table's
+
+
+def continued(previous: Table, table: Table) -> Table:
+    """`table`, the first drawn table of a page, read as the rest of `previous`, the last drawn table of the page
+    before, when it has the same columns and no caption of its own: a header it repeats stays its header, a
+    first row that is not that header is data under `previous`' header and title."""
+    if not (previous.drawn and table.drawn and not table.title and len(previous.columns) == len(table.columns)
+            and all(abs(a - b) <= SAME_COLUMN for a, b in zip(previous.columns, table.columns, strict=True))):
+        return table
+    if table.header == previous.header:
+        return replace(table, title=previous.title)
+    return replace(table, title=previous.title, header=previous.header, rows=table.head + table.rows, head=())
 
 
 def grids(rules: Sequence[Rule]) -> list[_Grid]:
     """The grids the rules cut (at least two columns and two rows, cells mostly unmerged)."""
     if len(rules) > MAX_RULES:
         return []
-    return [g for group in _groups(merge_rules(rules)) if (g := _grid(group)) is not None]
+    merged = merge_rules(rules)
+    horizontal = sum(r.horizontal for r in merged)
+    if horizontal * (len(merged) - horizontal) > MAX_PAIRS:
+        return []  # a drawing (a map, a plan): grouping its lines would cost seconds a page
+    return [g for group in _groups(merged) if (g := _grid(group)) is not None]
 
 
 def ruled_tables(found: Sequence[_Grid], words: Sequence[Word]) -> list[tuple[Box, Table]]:

@@ -18,7 +18,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.ingest.clean import join_surrogates, running_keys
-from kotae.ingest.pdf_ruled import grids, ruled_tables
+from kotae.ingest.pdf_ruled import continued, grids, ruled_tables
 from kotae.ingest.pdf_rules import page_rules
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
@@ -115,6 +115,18 @@ def read_tables(pdf: pdfium.PdfDocument, index: int, text: str | None) -> list[T
     # Tables found in the words' alignment come after the drawn ones: where a drawn table was placed in the
     # text, one found over the same words is skipped (place_tables), where it was not, that one stands.
     return ruled + (find_tables(lines_from_words(words)) if tabular else [])
+
+
+def across_pages(tables: dict[int, list[Table]]) -> dict[int, list[Table]]:
+    """The tables of each page (1-based), a drawn table that goes on from the page before read as its rest
+    (kotae.ingest.pdf_ruled.continued): its rows under the first part's header and title."""
+    out = {n: list(found) for n, found in tables.items()}
+    for n in sorted(out):
+        before = [t for t in out.get(n - 1, []) if t.drawn]
+        first = next((i for i, t in enumerate(out[n]) if t.drawn), None)
+        if before and first is not None:
+            out[n][first] = continued(before[-1], out[n][first])
+    return out
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     source: tuple[str, ...]  # the text of the region's lines, top to bottom (header lines included)
     drawn: bool = False  # read from the rules the page draws (kotae.ingest.pdf_ruled)
+    columns: tuple[float, ...] = ()  # a drawn table's column boundaries, left to right (points)
+    head: tuple[tuple[str, ...], ...] = ()  # a drawn table's rows taken as its header, as they read
 
     def lines(self) -> list[str]:
         """Each row as "label | column: value | column: value"."""
