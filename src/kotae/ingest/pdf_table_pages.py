@@ -90,7 +90,7 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
 
 def read_tables(pdf: pdfium.PdfDocument, index: int, text: str | None) -> list[Table]:
     """The tables on page `index` (0-based): drawn grids (kotae.ingest.pdf_ruled), then, when the text looks
-    tabular, tables found in the other words' alignment (kotae.ingest.pdf_tables)."""
+    tabular, tables found in its words' alignment (kotae.ingest.pdf_tables)."""
     if not text:
         return []
     try:
