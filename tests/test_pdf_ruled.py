@@ -12,6 +12,7 @@ from reportlab.pdfgen import canvas
 
 from kotae.ingest.pdf import read_pdf
 from kotae.ingest.pdf_ruled import Rule, continued, grids, ruled_tables
+from kotae.ingest.pdf_table_pages import place_tables
 from kotae.ingest.pdf_tables import Table, Word
 
 JA_FONT = "HeiseiMin-W3"
@@ -171,3 +172,39 @@ def test_a_table_with_its_own_caption_or_other_columns_is_no_continuation():
     assert continued(first, captioned) == captioned
     narrower = replace(rest, columns=(60.0, 150.0, 400.0))
     assert continued(first, narrower) == narrower
+
+
+def test_turned_column_names_name_the_columns(tmp_path: Path):
+    path = tmp_path / "turned.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 10)
+    for y in (700, 640, 620, 600):
+        c.line(60, y, 300, y)
+    for x in (200, 250):
+        c.line(x, 600, x, 700)
+    c.drawString(65, 646, "Action")
+    for x, name in ((220, "Admin"), (270, "Viewer")):
+        c.saveState()
+        c.translate(x, 645)
+        c.rotate(90)
+        c.drawString(0, 0, name)
+        c.restoreState()
+    for y, (action, a, v) in ((626, ("Create a report", "X", "")), (606, ("Read a report", "X", "X"))):
+        c.drawString(65, y, action)
+        c.drawString(215, y, a)
+        c.drawString(265, y, v)
+    c.showPage()
+    c.save()
+    doc = read_pdf(str(path), path.read_bytes())
+    assert [s.text for s in doc.sections if s.kind == "rows"] == [
+        "Action: Create a report | Admin: X", "Action: Read a report | Admin: X | Viewer: X"]
+
+
+def test_a_drawn_table_is_placed_where_the_text_runs_its_cells_together():
+    table = Table("", ("Action", "Admin", "Viewer"), (("Read", "X", "X"), ("Write", "X", "X")),
+                  ("Action Admin Viewer", "Read X X", "Write X X"), drawn=True)
+    text = "Intro line.\nAction Admin Viewer\nRead XX\nWrite XX\nOutro line."
+    pages, placed = place_tables([text], {1: [table]})
+    assert len(placed) == 1 and len(placed[0].rows) == 2
+    assert pages[0] == ("Intro line.\nAction: Read | Admin: X | Viewer: X\nAction: Write | Admin: X | Viewer: X\n"
+                        "Outro line.")

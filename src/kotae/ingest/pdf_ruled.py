@@ -264,6 +264,8 @@ def _table(grid: _Grid, words: list[Word], lines: list[Line]) -> Table | None:
             values, wide = [""] * cols, [""] * cols
             for k in ids:
                 text = _cell_text(part.get(k, []))
+                if spans[k][1] > spans[k][0] and len(text) > MAX_NAME:
+                    return None  # a paragraph down a column of boxes: a form's line labels, not a row label
                 values[spans[k][2]] = text
                 for c in range(spans[k][2], spans[k][3] + 1):
                     wide[c] = text

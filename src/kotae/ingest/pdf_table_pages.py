@@ -23,6 +23,7 @@ from kotae.ingest.pdf_rules import page_rules
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
 
+PRESENT = 0.5  # a drawn table is matched character by character only when this share of its words is on the page
 CANDIDATE_LINES = 3  # a page needs this many lines with two figures before its boxes are read
 _FIGURE = re.compile(r"(?<![\w.])\(?\$?\d[\d,.]*\)?%?(?![\w])")
 _SPACE = re.compile(r"\s+")
@@ -42,9 +43,19 @@ def looks_tabular(text: str) -> bool:
     return False
 
 
-def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
-    """The page's words with their boxes (top-left origin), split at spaces and at jumps between glyphs."""
+def page_words(textpage: pdfium.PdfTextPage, height: float, rotated: list[Word] | None = None) -> list[Word]:
+    """The page's words with their boxes (top-left origin), split at spaces and at jumps between glyphs. Rotated
+    text is no row's; when `rotated` is given, its runs go there (a drawn table's turned column names)."""
     raw = textpage.raw
+    turned: list[str] = []
+    turned_box: list[float] = []
+
+    def flush_turned() -> None:
+        if turned and rotated is not None:
+            rotated.append(Word(join_surrogates("".join(turned)), turned_box[0], height - turned_box[3], turned_box[2],
+                                height - turned_box[1], max(1.0, turned_box[2] - turned_box[0])))
+        turned.clear()
+
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     refs = [ctypes.byref(v) for v in (left, right, bottom, top)]
     words: list[Word] = []
@@ -61,11 +72,20 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
     seen: set[tuple[str, int, int]] = set()
     for i in range(pdfium_c.FPDFText_CountChars(raw)):
         ch = chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32)
-        if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs) \
-                or abs(math.sin(pdfium_c.FPDFText_GetCharAngle(raw, i))) > 0.1:  # rotated text is no row
+        if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs):
             flush()
+            flush_turned()
             continue
         x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value
+        if abs(math.sin(pdfium_c.FPDFText_GetCharAngle(raw, i))) > 0.1:  # rotated text is no row
+            flush()
+            if turned and (x0 > turned_box[2] + 2 or x1 < turned_box[0] - 2):
+                flush_turned()  # the next turned line
+            turned_box = [x0, y0, x1, y1] if not turned else [min(turned_box[0], x0), min(turned_box[1], y0),
+                                                                max(turned_box[2], x1), max(turned_box[3], y1)]
+            turned.append(ch)
+            continue
+        flush_turned()
         key = (ch, round(2 * x0), round(2 * y0))
         if key in seen:  # the same glyph drawn again on itself (a bold effect): read once
             continue
@@ -85,6 +105,7 @@ def page_words(textpage: pdfium.PdfTextPage, height: float) -> list[Word]:
             box = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
         text.append(ch)
     flush()
+    flush_turned()
     return words
 
 
@@ -103,15 +124,16 @@ def read_tables(pdf: pdfium.PdfDocument, index: int, text: str | None) -> list[T
         if not tabular and not drawn:
             return []
         textpage = page.get_textpage()
+        turned: list[Word] = []
         try:
-            words = page_words(textpage, page.get_height())
+            words = page_words(textpage, page.get_height(), turned if drawn else None)
         finally:
             textpage.close()
     except pdfium.PdfiumError:
         return []
     finally:
         page.close()
-    ruled = [table for _, table in ruled_tables(drawn, words)]
+    ruled = [table for _, table in ruled_tables(drawn, words + turned)]
     # Tables found in the words' alignment come after the drawn ones: where a drawn table was placed in the
     # text, one found over the same words is skipped (place_tables), where it was not, that one stands.
     return ruled + (find_tables(lines_from_words(words)) if tabular else [])
@@ -142,19 +164,22 @@ _CJK = "\u3001-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 _ATOM = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
 
 
-def _tokens(text: str) -> list[tuple[str, int, int]]:
+_CHAR = re.compile(r"\S")
+
+
+def _tokens(text: str, chars: bool = False) -> list[tuple[str, int, int]]:
     """The text's words, a Japanese or Chinese character each its own (so 「月額2, 999円」 and 「月額2, 999円毎月」
-    split alike, however the text layer or OCR spaced them), with their offsets."""
-    return [(m.group(), m.start(), m.end()) for m in _ATOM.finditer(text)]
+    split alike, however the text layer or OCR spaced them), with their offsets; with `chars`, every character."""
+    return [(m.group(), m.start(), m.end()) for m in (_CHAR if chars else _ATOM).finditer(text)]
 
 
-def _span(page: str, table: Table) -> tuple[int, int] | None:
+def _span(page: str, table: Table, chars: bool = False) -> tuple[int, int] | None:
     """Where the table's lines lie in the page text: the shortest stretch that starts with a word of its
     first line (or of its second, on a text line that holds the first's), ends with a word of its last,
     and holds nearly all of its words (in any order: the text layer may order a header's lines
     otherwise); None when no stretch does."""
-    tokens = [t for t in _tokens(page) if t[0] not in _CURRENCY]
-    lines = [[w for w, _, _ in _tokens(line) if w not in _CURRENCY] for line in table.source]
+    tokens = [t for t in _tokens(page, chars) if t[0] not in _CURRENCY]
+    lines = [[w for w, _, _ in _tokens(line, chars) if w not in _CURRENCY] for line in table.source]
     want = Counter(w for line in lines for w in line)
     size = sum(want.values())
     if size < 4:
@@ -164,14 +189,15 @@ def _span(page: str, table: Table) -> tuple[int, int] | None:
     def opens(word: str, at: int) -> bool:
         # a two-row header's rows may come as one line of the text, the lower row's words first
         end = page.find("\n", at)
-        return word in first or (word in second and bool(first & {w for w, _, _ in _tokens(page[at : end if end >= 0 else None])}))
+        return word in first or (word in second and bool(
+            first & {w for w, _, _ in _tokens(page[at : end if end >= 0 else None], chars)}))
 
     starts = [i for i, (word, at, _) in enumerate(tokens)
               if opens(word, at) and not page[page.rfind("\n", 0, at) + 1 : at].strip(" \t\r" + "".join(_CURRENCY))]
     # a table begins a line of the text: a word of its header inside a caption ("… higher mAP score") is
     # no start, unless no line starts with one
-    span = _best_span(tokens, want, size, last, starts) or _best_span(
-        tokens, want, size, last, [i for i, t in enumerate(tokens) if t[0] in first])
+    span = _best_span(tokens, want, size, last, starts) or (None if chars else _best_span(
+        tokens, want, size, last, [i for i, t in enumerate(tokens) if t[0] in first]))
     if span is None or not table.drawn:
         return span
     # a drawn table never ends inside a line on its own words (a header read twice leaves its last cells surplus)
@@ -246,11 +272,22 @@ def _placement(text: str, table: Table, running: set[str] | None, placed: list[P
         tries.append(trimmed)
     if table.drawn and len(table.source) > 2:
         tries.append(replace(table, source=table.source[1:]))
-    for candidate in tries:
-        span = _span(text, candidate)
+    # a drawn table's cells may be run together by the text layer ("XX" for two marks): character by character last,
+    # when most of its words are on the page (not where they read otherwise: right-to-left text, whose boxes give
+    # its words backwards)
+    by_chars = table.drawn and _present(text, table) >= PRESENT
+    for candidate, chars in [(t, False) for t in tries] + ([(t, True) for t in tries] if by_chars else []):
+        span = _span(text, candidate, chars)
         if span is not None and not any(k.rows[0][0] < span[1] and span[0] < k.rows[-1][1] for k in placed):
             return span
     return None
+
+
+def _present(text: str, table: Table) -> float:
+    """Share of the table's words that the page text holds, in any order."""
+    want = Counter(w for line in table.source for w, _, _ in _tokens(line))
+    have = Counter(w for w, _, _ in _tokens(text))
+    return sum((want & have).values()) / max(1, sum(want.values()))
 
 
 def _without_dropped_edges(table: Table, running: set[str]) -> Table | None:
