@@ -183,7 +183,7 @@ def test_turned_column_names_name_the_columns(tmp_path: Path):
     for x in (200, 250):
         c.line(x, 600, x, 700)
     c.drawString(65, 646, "Action")
-    for x, name in ((220, "Admin"), (270, "Viewer")):
+    for x, name in ((220, "Admin"), (270, "Read only")):  # two words on one turned line
         c.saveState()
         c.translate(x, 645)
         c.rotate(90)
@@ -197,7 +197,7 @@ def test_turned_column_names_name_the_columns(tmp_path: Path):
     c.save()
     doc = read_pdf(str(path), path.read_bytes())
     assert [s.text for s in doc.sections if s.kind == "rows"] == [
-        "Action: Create a report | Admin: X", "Action: Read a report | Admin: X | Viewer: X"]
+        "Action: Create a report | Admin: X", "Action: Read a report | Admin: X | Read only: X"]
 
 
 def test_a_drawn_table_is_placed_where_the_text_runs_its_cells_together():

@@ -51,9 +51,9 @@ def page_words(textpage: pdfium.PdfTextPage, height: float, rotated: list[Word] 
     turned_box: list[float] = []
 
     def flush_turned() -> None:
-        if turned and rotated is not None:
-            rotated.append(Word(join_surrogates("".join(turned)), turned_box[0], height - turned_box[3], turned_box[2],
-                                height - turned_box[1], max(1.0, turned_box[2] - turned_box[0])))
+        if turned and rotated is not None and "".join(turned).strip():
+            rotated.append(Word(join_surrogates("".join(turned).strip()), turned_box[0], height - turned_box[3],
+                                turned_box[2], height - turned_box[1], max(1.0, turned_box[2] - turned_box[0])))
         turned.clear()
 
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
@@ -74,7 +74,10 @@ def page_words(textpage: pdfium.PdfTextPage, height: float, rotated: list[Word] 
         ch = chr(pdfium_c.FPDFText_GetUnicode(raw, i) or 32)
         if ch.isspace() or ch < " " or not pdfium_c.FPDFText_GetCharBox(raw, i, *refs):
             flush()
-            flush_turned()
+            if ch == " " and turned:
+                turned.append(ch)  # a turned line is one word: its words' boxes do not share a row
+            else:
+                flush_turned()
             continue
         x0, x1, y0, y1 = left.value, right.value, bottom.value, top.value
         if abs(math.sin(pdfium_c.FPDFText_GetCharAngle(raw, i))) > 0.1:  # rotated text is no row
