@@ -18,6 +18,7 @@ __all__ = ["DARK", "MIN_RUN", "MIN_SHARE", "RUN", "THICK", "rule_mask", "without
 DARK = 160  # grey level under which a pixel is ink
 RUN = 0.08  # a rule is a dark run at least this share of the page's shorter side (~0.66 in on A4 at any dpi: longer
 # than a slide title's strokes, shorter than any border of a table of three rows)
+BLOCK = 256  # rows scanned for runs at once (memory stays a few MB a block on a page of 40 million pixels)
 MIN_RUN = 50  # pixels: never shorter (a small image's glyph strokes are no rules)
 THICK = 0.006  # a rule is at most this share of the shorter side thick (~3 pt on A4), else it is a bar
 MIN_SHARE = 0.003  # a page whose rules cover less than this share of it is read as it is (one rule under a
@@ -30,8 +31,9 @@ def _runs(dark: np.ndarray, length: int) -> np.ndarray:
     if dark.shape[1] < length:
         return out
     rows = np.flatnonzero(np.count_nonzero(dark, axis=1) >= length)  # only these can hold such a run
-    if len(rows):
-        out[rows] = _row_runs(dark[rows], length)
+    for start in range(0, len(rows), BLOCK):  # in blocks: the sums are int32, 4 bytes a pixel
+        part = rows[start:start + BLOCK]
+        out[part] = _row_runs(dark[part], length)
     return out
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from kotae.ingest.pdf_tables import Line, Table, Word, is_number, lines_from_words
 
-__all__ = ["Box", "Rule", "continued", "grids", "merge_rules", "ruled_tables"]
+__all__ = ["CJK", "Box", "Rule", "continued", "grids", "merge_rules", "ruled_tables"]
 
 SNAP = 2.0  # points: rule positions this close are one
 MIN_BAND = 4.0  # points: a grid band narrower than this (a double rule) is no row or column
@@ -27,7 +27,8 @@ MAX_RULES = 1500
 MAX_NAME = 100  # characters: a column's name is never longer
 MAX_PAIRS = 250_000  # horizontal × vertical rules compared when grouping (~0.2 s); more is a drawing  # a page drawn with more rules than this is a drawing, not tables
 _YEAR = re.compile(r"(19|20)\d\d")
-_CJK = re.compile(r"[\u3001-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+CJK = "\u3001-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"  # Japanese and Chinese, as a class's ranges
+_CJK = re.compile(f"[{CJK}]")
 
 
 @dataclass(frozen=True, slots=True)

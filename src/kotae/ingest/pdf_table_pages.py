@@ -18,7 +18,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.ingest.clean import join_surrogates, running_keys
-from kotae.ingest.pdf_ruled import continued, grids, ruled_tables
+from kotae.ingest.pdf_ruled import CJK, continued, grids, ruled_tables
 from kotae.ingest.pdf_rules import page_rules
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
 from kotae.types import Section
@@ -163,8 +163,7 @@ class Placed:
     rows: tuple[tuple[int, int], ...]
 
 
-_CJK = "\u3001-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
-_ATOM = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
+_ATOM = re.compile(f"[{CJK}]|[^\\s{CJK}]+")
 
 
 _CHAR = re.compile(r"\S")
