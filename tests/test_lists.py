@@ -102,3 +102,14 @@ def test_a_later_part_needs_its_topic_words_not_its_question_word():
     cands = candidates(["入館証の再発行には3営業日かかります。"])
     later = answer_part(part, cands, np.array([0.9]), analyze(part), [analyze(c.text) for c in cands], first=False)
     assert later.status == "answered"
+
+
+def test_a_lead_in_whose_items_hold_the_asked_rate_answers_before_a_sentence_that_only_mentions_one():
+    cands = candidates(["時間外労働及び休日労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
+                        "（1）時間外労働 25%\n（2）法定休日の労働 35%\n",
+                        "所定労働日の8割以上出勤した従業員に対しては、10日の年次有給休暇を与える。"])
+    scores = np.array([1.0, 0.9, 0.89, 0.94])  # the rates' lead-in best, the 8割 sentence close behind
+    part = answer_part("休みの日に出勤したら割増率はどれくらい？", cands, scores, [], [[]] * len(cands))
+    texts = [c.text for c in part.chosen]
+    assert part.status == "answered" and texts[:3] == [c.text for c in cands[:3]]  # the lead-in with its rates first
+    assert checks.holds("所定労働日の8割以上出勤した", "percent")  # 8割 is a rate: it came first before (TYPED_ITEMS)

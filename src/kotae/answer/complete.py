@@ -30,6 +30,9 @@ TYPE_BONUS = 0.1  # a sentence holding the asked kind of expression outranks one
 DETAIL_BONUS = 0.05  # one holding the finer expression asked (a deadline, a person)
 LIST_BONUS = 0.05  # for a question asking for several things, a sentence that introduces a list does
 ABSENT_SHARE = 0.5  # a later part whose words are mostly absent from the documents is missing
+# a sentence that introduces a list (「次の割増率により…支払う。」) holds the asked kind when its items do: quoted, it
+# comes with them (extractive.with_items), so the rates answer 「休日に出勤したら割増率は？」 from the lead-in on
+TYPED_ITEMS = True
 
 __all__ = ["Composed", "Part", "answer_part", "compose", "repeats"]
 
@@ -60,6 +63,10 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
         return Part(text, kind, "missing")
     labels = [checks.blank_field(c.text) for c in cands]
     typed = np.array([kind is not None and checks.holds(c.text, kind, unit) for c in cands])
+    if kind is not None and TYPED_ITEMS:
+        typed = typed | np.array([not typed[i] and bool(LEAD_IN.search(c.text))
+                                  and any(checks.holds(x.text, kind, unit) for x in extractive.items_of(c, cands))
+                                  for i, c in enumerate(cands)], dtype=bool)
     lead_in = np.array([bool(LEAD_IN.search(c.text)) for c in cands]) if checks.asks_list(text) else 0.0
     detail = checks.asked_detail(text)
     detailed = np.array([detail is not None and bool(detail.search(unicodedata.normalize("NFKC", c.text)))

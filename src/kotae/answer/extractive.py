@@ -377,7 +377,7 @@ def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[
     """`chosen` with, after each lead-in sentence (and after the first chosen, when it is a list's title), the item
     sentences that follow it in its passage (an item chosen for itself comes after its lead-in too, not before
     it). A runner-up title is left out: alone it says nothing, and another slide's list is not what was asked."""
-    items = {c: _items_of(c, cands) for i, c in enumerate(chosen)
+    items = {c: items_of(c, cands) for i, c in enumerate(chosen)
              if LEAD_IN.search(c.text) or (i == 0 and _titles(c, cands))}
     owned = {x for run in items.values() for x in run}
     out: list[Candidate] = []
@@ -389,7 +389,7 @@ def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[
     return out
 
 
-def _items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
+def items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
     """The item sentences right after `lead_in` in its passage (up to MAX_ITEMS)."""
     after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
     run = []
