@@ -113,3 +113,10 @@ def test_a_lead_in_whose_items_hold_the_asked_rate_answers_before_a_sentence_tha
     texts = [c.text for c in part.chosen]
     assert part.status == "answered" and texts[:3] == [c.text for c in cands[:3]]  # the lead-in with its rates first
     assert checks.holds("所定労働日の8割以上出勤した", "percent")  # 8割 is a rate: it came first before (TYPED_ITEMS)
+
+
+def test_a_numbered_clause_after_the_last_item_is_not_taken_for_the_item_wrapped():
+    text = ("2\u3000付与日数は、次のとおりとする。\n（1）勤続6か月\u300010日\n（2）勤続6年6か月以上\u300020日\n"
+            "3\u3000年次有給休暇は、半日単位で取得することができる。")
+    texts = [c.text for c in candidates([text])]
+    assert texts[-2:] == ["（2）勤続6年6か月以上 20日", "年次有給休暇は、半日単位で取得することができる。"]

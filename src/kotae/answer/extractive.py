@@ -103,7 +103,8 @@ def _drop_title_lines(sentence: str) -> str:
 
 # a counter after the number means the number is part of the sentence (「2 名以上」), not a clause number
 _COUNTERS = "名人日年月回件時分秒円社個週歳割倍%％か箇ヶカ枚台部冊号条項"
-_CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}[ \u3000]+(?=[{_CJK}])(?![{_COUNTERS}])")
+# (an ideographic space after the number marks a clause whatever follows: 「3　年次有給休暇は…」)
+_CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}(?:\u3000[ \u3000]*|[ ]+(?![{_COUNTERS}]))(?=[{_CJK}])")
 
 
 def _clause_number(sentence: str) -> str:
@@ -126,6 +127,7 @@ def _spans(text: str) -> list[tuple[int, int]]:
             continue
         prev = text[out[-1][0]:out[-1][1]] if out else ""
         if (prev and ITEM.match(prev) and prev[-1] not in _ENDS_LINE + ".:：" and not ITEM.match(text[a:b])
+                and not _CLAUSE_NUMBER.match(text[a:b])  # 「3　年次有給休暇は…」 after the last item opens a clause
                 and text[out[-1][1]:a].count("\n") == 1 and _CJK_CHAR.match(prev[-1])):  # an item wrapped by a PDF
             out[-1] = (out[-1][0], b)
             continue
@@ -142,7 +144,7 @@ def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
         record = i < len(records) and records[i]
         spans = _lines(text) if record else _spans(text)
-        sents = [(a, b, _clause_number(tidy(_drop_title_lines(text[a:b])))) for a, b in spans]
+        sents = [(a, b, tidy(_clause_number(_drop_title_lines(text[a:b])))) for a, b in spans]
         titles = {a for (a, _, t), (_, _, nxt) in itertools.pairwise(sents)
                   if LIST_TITLES and list_title(t, nxt)}
         sents = [(a, b, t) for a, b, t in sents
