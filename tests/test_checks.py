@@ -226,3 +226,12 @@ def test_a_csv_answer_quotes_the_row_that_answers_and_a_list_question_the_rows(t
         assert one.startswith("code: EX-106 | category: Ferry and bus charter") and "EX-101" not in one, one
         every = k.ask("What kinds of expense codes are there?").answer
         assert all(code in every for code in ("EX-101", "EX-102", "EX-106", "EX-201")), every
+
+
+def test_months_spelled_as_laws_spell_them_and_years_answer_their_questions():
+    unit = checks.asked_unit("この詩集は何か月分の心象スケッチですか。")
+    assert checks.holds("これらは二十二箇月の過去とかんずる方角から", "number", unit)  # 箇月, and no 分
+    assert checks.holds("試用期間は六箇月とする。", "number", checks.asked_unit("試用期間は何ヶ月？"))
+    year = checks.asked_unit("Microsoft Wordが最初に出たのは何年？")
+    assert year == "年" and checks.holds("Microsoft launched Word for MS-DOS in 1983.", "number", year)
+    assert not checks.holds("Word became the industry standard.", "number", year)

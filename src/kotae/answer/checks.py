@@ -47,13 +47,13 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(rf"{_DIGIT}{{1,2}}\s*時|{_DIGIT}{{1,2}}[:：]{_DIGIT}{{2}}|午前|午後|正午|深夜|"
                    r"\bnoon\b|\bmidnight\b|\b[ap]\.?m\b\.?|o'clock", re.IGNORECASE)),
     "number": (
-        re.compile(r"何\s*(?:人|名|回|日|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|分|週|社|台|号|度|倍|万|千|百|億)|"
+        re.compile(r"何\s*(?:人|名|回|日|か月|ヶ月|カ月|ヵ月|箇月|年|キロ|km|件|個|枚|歳|時間|分|週|社|台|号|度|倍|万|千|百|億)|"
                    r"どのくらい|どれくらい|どれぐらい|どのぐらい|どれだけ|"
                    r"\bhow (?:many|long|far|often|old|soon)\b|\bhow much (?:time|notice|leave)\b|"
                    r"\bwhat(?: is|'s) the (?:maximum|minimum|limit|number|longest|shortest|most|fewest|least|"
                    r"highest|lowest|largest|smallest|biggest)\b|(?:上限|下限|最長|最短|最大|最小|最低|最高)(?:は|って)",
                    re.IGNORECASE),
-        re.compile(rf"{_DIGIT}|{_KANJI_NUM}+\s*(?:人|名|回|日|か月|ヶ月|年|件|個|枚|歳|時間|分|週|度|倍|つ)|"
+        re.compile(rf"{_DIGIT}|{_KANJI_NUM}+\s*(?:人|名|回|日|か月|ヶ月|箇月|年|件|個|枚|歳|時間|分|週|度|倍|つ)|"
                    rf"{_EN_NUM}|\bevery (?:day|week|month|year)\b|\b(?:daily|weekly|monthly|annually|yearly)\b",
                    re.IGNORECASE)),
     "date": (
@@ -109,15 +109,18 @@ def asked_type(question: str) -> str | None:
     return None
 
 
-# 何 + counter: the counter the answer's number must carry, with its equivalent spellings
-_COUNTER = re.compile(r"何\s*(人|名|回|か月分|ヶ月分|カ月分|か月|ヶ月|カ月|ヵ月|年|キロ|km|件|個|枚|歳|時間|週|社|台|倍|万|千|百|億)")
-_SAME = {"名": "人|名", "か月分": "[かヶカヵケ]月分", "ヶ月分": "[かヶカヵケ]月分", "カ月分": "[かヶカヵケ]月分",
-         "か月": "[かヶカヵケ]月", "ヶ月": "[かヶカヵケ]月", "カ月": "[かヶカヵケ]月", "ヵ月": "[かヶカヵケ]月",
+# 何 + counter: the counter the answer's number must carry, with its equivalent spellings (箇月: the spelling of laws
+# and regulations, 「六箇月」); 何か月分 is answered by a number of months with or without 分 (「二十二箇月」)
+_COUNTER = re.compile(r"何\s*(人|名|回|か月分|ヶ月分|カ月分|箇月分|か月|ヶ月|カ月|ヵ月|箇月|年|キロ|km|件|個|枚|歳|時間|週|社|台|倍|万|千|"
+                      r"百|億)")
+_MONTH = "[かヶカヵケ箇个]月"
+_SAME = {"名": "人|名", **{u: f"{_MONTH}分?" for u in ("か月分", "ヶ月分", "カ月分", "箇月分")},
+         **{u: _MONTH for u in ("か月", "ヶ月", "カ月", "ヵ月", "箇月")},
          "人": "人|名", "キロ": "キロ|km|ｋｍ", "km": "キロ|km|ｋｍ"}
 # the same counters in English, for a Japanese question answered by an English sentence (何人 → "180 employees")
 _ENGLISH = {"人": "people|persons|employees|staff|members|workers|participants", "名": "people|persons|employees|staff|"
             "members|workers|participants", "回": "times", "年": "years?", "時間": "hours?|hrs?", "週": "weeks?",
-            "か月": "months?", "ヶ月": "months?", "カ月": "months?", "ヵ月": "months?", "件": "cases?|items?",
+            "か月": "months?", "ヶ月": "months?", "カ月": "months?", "ヵ月": "months?", "箇月": "months?", "件": "cases?|items?",
             "枚": "sheets?|pages?|cards?", "歳": "years? old", "社": "companies|firms", "台": "units?|machines?|vehicles?"}
 
 
@@ -127,6 +130,7 @@ def asked_unit(question: str) -> str | None:
     return m.group(1) if m else None
 
 
+_YEAR = re.compile(r"(?<![0-9])(?:1[89]|20)[0-9]{2}(?![0-9])")
 # an identifier's digits (EX-604, K-3, RW-1, v2) are no amount, count or time
 _CODE = re.compile(r"\b[A-Za-z]{1,6}[-‐]?[0-9]+(?:[-‐][0-9A-Za-z]+)*\b")
 
@@ -137,6 +141,8 @@ def holds(text: str, kind: str, unit: str | None = None) -> bool:
     t = _CODE.sub(" ", unicodedata.normalize("NFKC", text))
     if unit is not None:
         if re.search(rf"(?:{_DIGIT}|{_KANJI_NUM})\s*(?:{_SAME.get(unit, re.escape(unit))})", t):
+            return True
+        if unit == "年" and _YEAR.search(t):  # 何年 asks for a year too: "launched in 1983"
             return True
         return unit in _ENGLISH and bool(re.search(rf"{_DIGIT}\s*(?:{_ENGLISH[unit]})\b", t, re.IGNORECASE))
     return bool(TYPES[kind][1].search(t))
