@@ -118,5 +118,6 @@ def test_a_lead_in_whose_items_hold_the_asked_rate_answers_before_a_sentence_tha
 def test_a_numbered_clause_after_the_last_item_is_not_taken_for_the_item_wrapped():
     text = ("2\u3000付与日数は、次のとおりとする。\n（1）勤続6か月\u300010日\n（2）勤続6年6か月以上\u300020日\n"
             "3\u3000年次有給休暇は、半日単位で取得することができる。")
-    texts = [c.text for c in candidates([text])]
-    assert texts[-2:] == ["（2）勤続6年6か月以上 20日", "年次有給休暇は、半日単位で取得することができる。"]
+    texts = [c.text for c in candidates([text + "\n4\u300036協定に定める上限は、1か月45時間とする。2 名以上で行う。"])]
+    assert texts[-4:] == ["（2）勤続6年6か月以上 20日", "年次有給休暇は、半日単位で取得することができる。",
+                          "36協定に定める上限は、1か月45時間とする。", "2 名以上で行う。"]  # a plain space before 名: a count

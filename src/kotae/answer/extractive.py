@@ -103,8 +103,8 @@ def _drop_title_lines(sentence: str) -> str:
 
 # a counter after the number means the number is part of the sentence (「2 名以上」), not a clause number
 _COUNTERS = "名人日年月回件時分秒円社個週歳割倍%％か箇ヶカ枚台部冊号条項"
-# (an ideographic space after the number marks a clause whatever follows: 「3　年次有給休暇は…」)
-_CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}(?:\u3000[ \u3000]*|[ ]+(?![{_COUNTERS}]))(?=[{_CJK}])")
+# (an ideographic space after the number marks a clause whatever follows: 「3　年次有給休暇は…」, 「3　36協定に…」)
+_CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}(?:\u3000[ \u3000]*(?=[0-9０-９]*[{_CJK}])|[ ]+(?![{_COUNTERS}])(?=[{_CJK}]))")
 
 
 def _clause_number(sentence: str) -> str:
