@@ -89,6 +89,7 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 # choices measured here against another setting: (module, constant, value; None: the boolean flipped)
 EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
+               "translations held by the closest passages": (searcher_module, "ABSENT_TRANSLATED_NEAR", None),
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),

@@ -12,7 +12,7 @@ from kotae.cli import main
 from kotae.config import GateSettings, Settings
 from kotae.search import autocal
 from kotae.search import searcher as searcher_module
-from kotae.search.analyze import file_tokens, names, words
+from kotae.search.analyze import analyze, file_tokens, names, words
 from kotae.search.gate import absent_names, absent_share, absent_terms, calibrate, decide, explain
 from kotae.search.lexicon import romanised_japanese
 from kotae.store import open_store
@@ -359,3 +359,22 @@ def test_a_refusal_near_a_passage_in_the_other_language_says_to_ask_in_it(tmp_pa
         gate = k.search("チームのカップは？").gate  # team and cup: the CSV holds both, in English
         assert not gate.found
         assert "英語で質問すると見つかることがあります" in gate.explanation and "の資料（" in gate.explanation
+
+
+def test_a_translation_counts_as_held_only_in_the_closest_passages(tmp_path, monkeypatch):
+    english = [Record(f"en{i}", f"Wages are paid on the 25th of each month. Office {i} closes at six on Fridays.",
+                      f"Office {i}") for i in range(20)]
+    records = [Record("ja", "当社の休日は土曜日、日曜日及び祝日とする。", "休日"), *english]
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
+        k.index_records(records, "mixed")
+        s = k.searcher
+        tokens = analyze("賃金の支払日は？")
+        df, _ = s.store.document_frequencies(tokens)
+        anywhere = s._held_in_other_language("ja", 0.05, tokens, df)  # 賃金: "wages" somewhere in the corpus
+        near_wages = s._held_in_other_language("ja", 0.05, tokens, df, [analyze(english[0].text)])
+        near_none = s._held_in_other_language("ja", 0.05, tokens, df, [analyze("Office 3 closes at six.")])
+        assert anywhere is not None and near_wages is not None and near_none is not None
+        assert 0 in anywhere and 0 in near_wages and 0 not in near_none  # 賃金 is tokens[0]
+        # the gate looks in the passages it found (the three it reads for coverage), not in the whole corpus
+        monkeypatch.setattr(searcher_module, "ABSENT_TRANSLATED_NEAR", False)
+        assert k.search("賃金の支払日は？").gate.absent <= 0.5

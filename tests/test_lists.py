@@ -105,8 +105,8 @@ def test_a_later_part_needs_its_topic_words_not_its_question_word():
 
 
 def test_a_lead_in_whose_items_hold_the_asked_rate_answers_before_a_sentence_that_only_mentions_one():
-    cands = candidates(["時間外労働及び休日労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
-                        "（1）時間外労働 25%\n（2）法定休日の労働 35%\n",
+    cands = candidates([("時間外労働及び休日労働に対しては、次の割増率により計算した割増賃金を支払う。\n"
+                         "（1）時間外労働 25%\n（2）法定休日の労働 35%\n"),
                         "所定労働日の8割以上出勤した従業員に対しては、10日の年次有給休暇を与える。"])
     scores = np.array([1.0, 0.9, 0.89, 0.94])  # the rates' lead-in best, the 8割 sentence close behind
     part = answer_part("休みの日に出勤したら割増率はどれくらい？", cands, scores, [], [[]] * len(cands))

@@ -540,7 +540,8 @@ class Searcher:
                         for p, h in zip(passages, hits[:3], strict=True)]
         cov = coverage(terms, self._with_translations(query, terms, passages), df, n_chunks)
         share = self.lang_share(lang)
-        translated = self._held_in_other_language(lang, share, qtokens, df) if ABSENT_TRANSLATED else None
+        near = passages if ABSENT_TRANSLATED_NEAR else None
+        translated = self._held_in_other_language(lang, share, qtokens, df, near) if ABSENT_TRANSLATED else None
         if translated is not None:  # the words were looked for in both languages: the whole corpus
             share = self.lang_share("ja") + self.lang_share("en") - self._mixed_share()
         romaji = self._romanised_tokens(query)
@@ -558,6 +559,8 @@ class Searcher:
         df_all = self._with_frequencies(df, [t for _, toks in pairs for t in toks])
         # a word held through its synonym (ボーナス where the rules say 賞与) is not named as absent
         held = frozenset(qtokens[i] for a, b, present in spans if present for i in range(a, b))
+        if translated is not None and near is not None:  # named absent only where no document holds it at all
+            may_hold |= self._held_in_other_language(lang, self.lang_share(lang), qtokens, df) or frozenset()
         if may_hold:  # what the other language holds (or may hold) is not named as absent
             df_all = {**df_all, **{qtokens[i]: max(1, df_all.get(qtokens[i], 0)) for i in may_hold}}
         terms = absent_terms(pairs, df_all, limit=8, held=held)  # the words that name something first: "FIFA" first
@@ -569,12 +572,13 @@ class Searcher:
         plain = explain([*named, *[t for t in terms if t not in named]][:4], cov, lang, other)
         return replace(decision, explanation=plain)
 
-    def _held_in_other_language(self, lang: str, share: float, qtokens: list[str],
-                                df: dict[str, int]) -> frozenset[int] | None:
+    def _held_in_other_language(self, lang: str, share: float, qtokens: list[str], df: dict[str, int],
+                                near: Sequence[Sequence[str]] | None = None) -> frozenset[int] | None:
         """Where the question's language is a small part of a corpus in both languages (at least
         `MIN_NAME_SHARE`, under `MIN_LANG_SHARE`), the positions of its tokens the corpus holds in the other
         language (a lexicon translation with a document frequency) or that the lexicon does not know (ハーバード
-        may be written Harvard there): the rest are absent from every document in both languages. None: the
+        may be written Harvard there): the rest are absent from every document in both languages. With `near` (the
+        tokens of the closest passages), a translation counts only where one of those passages holds it. None: the
         absent share is not computed across languages here."""
         source = _lexicon_side(lang)
         if source is None or not MIN_NAME_SHARE <= share < MIN_LANG_SHARE or not self._holds_other(source):
@@ -584,8 +588,15 @@ class Searcher:
         df_all = self._with_frequencies(df, [t for _, _, found in spans for p in found for t in p])
         known = {i for a, b, _ in spans for i in range(a, b)}
         held = {i for i in range(len(qtokens)) if i not in known}
+        closest = [set(p) for p in near] if near is not None else None
+
+        def holds(phrase: Sequence[str]) -> bool:
+            if closest is None:
+                return all(df_all.get(t, 0) > 0 for t in phrase)
+            return any(set(phrase) <= c for c in closest)
+
         for a, b, found in spans:
-            if any(all(df_all.get(t, 0) > 0 for t in p) for p in found):
+            if any(map(holds, found)):
                 held.update(range(a, b))
         return frozenset(held)
 
@@ -698,6 +709,9 @@ MIN_NAME_SHARE = 0.02
 # languages through the lexicon (`Searcher._held_in_other_language`). bench/refusal.py has a column with it off
 # (neutral on its four corpora; it refuses 光合成の仕組みを教えて over samples + i1040nr.pdf).
 ABSENT_TRANSLATED = True
+# …and a word counts as held in the other language only where one of the closest passages (the gate's three) holds
+# its translation: over a corpus mostly in English nearly every Japanese noun's translation occurs somewhere
+ABSENT_TRANSLATED_NEAR = True
 # An English question's name that reads as romanised Japanese (Miyazawa Kenji) is not told absent where the corpus
 # holds Japanese, by the names check (when the lexicon does not know it) nor the absent-word rule: its documents
 # may write it 宮沢賢治 (bench/refusal.py column).
