@@ -121,3 +121,11 @@ def test_a_numbered_clause_after_the_last_item_is_not_taken_for_the_item_wrapped
     texts = [c.text for c in candidates([text + "\n4\u300036協定に定める上限は、1か月45時間とする。2 名以上で行う。"])]
     assert texts[-4:] == ["（2）勤続6年6か月以上 20日", "年次有給休暇は、半日単位で取得することができる。",
                           "36協定に定める上限は、1か月45時間とする。", "2 名以上で行う。"]  # a plain space before 名: a count
+
+
+def test_an_item_chosen_first_comes_after_its_lists_lead_in_without_the_other_items():
+    text = ("従業員が次の各号に該当する場合には、当該各号に定める日数の特別休暇を与える。\n"
+            "（1）本人が結婚するとき 5日\n（2）父母が死亡したとき 5日\n（3）祖父母が死亡したとき 3日")
+    cands = candidates([text])
+    chosen = pick(cands, np.array([0.5, 0.6, 1.0, 0.7]))  # the item on parents scores best, far ahead
+    assert [c.text[:4] for c in chosen] == ["従業員が", "（2）父"]

@@ -313,7 +313,8 @@ def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
          keep_ratio: float | None = None, first: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
     """The best sentence, plus runners-up scoring within `keep_ratio` (default KEEP_RATIO) of it: those within
     CLOSE_RATIO in reading order, then the others (and, before all, those for which `first` holds, e.g. the ones
-    holding the asked amount); a sentence that introduces a list (次の…/以下の…/as follows/:) comes with its items.
+    holding the asked amount); a sentence that introduces a list (次の…/以下の…/as follows/:) comes with its items,
+    and an item chosen first comes after its list's lead-in (`lead_in_of`).
     A sentence that repeats a chosen one (the same letters and digits: the same line in two passages, or in a PDF
     and its DOCX copy) is left out."""
     if not len(cands):
@@ -333,8 +334,29 @@ def pick(cands: Sequence[Candidate], scores: np.ndarray, max_sentences: int = 2,
             chosen.append(cands[i])
             if scores[i] >= best * CLOSE_RATIO:
                 close.add(cands[i])
-    return with_items(sorted(chosen, key=lambda c: (first is not None and not first(c), c not in close, c.source,
-                                                    c.start)), cands)
+    ordered = sorted(chosen, key=lambda c: (first is not None and not first(c), c not in close, c.source, c.start))
+    lead = lead_in_of(ordered[0], cands) if ITEM_LEAD_IN and ordered else None
+    if lead is not None and lead not in ordered:  # the list's lead-in before it, not its other items
+        return [lead, *with_items(ordered, cands)]
+    return with_items(ordered, cands)
+
+
+# An item quoted first comes after its list's lead-in: 「（4）配偶者、子又は父母が死亡したとき 5日」 alone does not say
+# what the 5 days are (bench/answers.py --constant kotae.answer.extractive.ITEM_LEAD_IN=false)
+ITEM_LEAD_IN = True
+
+
+def lead_in_of(item: Candidate, cands: Sequence[Candidate]) -> Candidate | None:
+    """The sentence that introduces the list `item` belongs to (a LEAD_IN sentence right before its run of items in
+    the same passage), or None when `item` is no item or its list has no lead-in among `cands`."""
+    if not ITEM.match(item.text):
+        return None
+    before = sorted((x for x in cands if x.source == item.source and x.start < item.start), key=lambda x: -x.start)
+    for x in before[:MAX_ITEMS]:
+        if ITEM.match(x.text):
+            continue
+        return x if LEAD_IN.search(x.text) else None
+    return None
 
 
 def _said(text: str) -> str:
