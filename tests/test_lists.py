@@ -129,3 +129,9 @@ def test_an_item_chosen_first_comes_after_its_lists_lead_in_without_the_other_it
     cands = candidates([text])
     chosen = pick(cands, np.array([0.5, 0.6, 1.0, 0.7]))  # the item on parents scores best, far ahead
     assert [c.text[:4] for c in chosen] == ["従業員が", "（2）父"]
+
+
+def test_an_article_heading_after_the_last_item_is_neither_glued_to_it_nor_quoted():
+    text = "賃金の構成は、次のとおりとする。\n（1）基本給\n（2）割増賃金\n第31条（基本給）\n第7章　安全衛生\n基本給は、月額で定める。"
+    assert [c.text for c in candidates([text])] == ["賃金の構成は、次のとおりとする。", "（1）基本給", "（2）割増賃金",
+                                                   "基本給は、月額で定める。"]
