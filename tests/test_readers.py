@@ -768,3 +768,24 @@ def test_numbered_japanese_clause_is_not_a_heading():
     assert heading_of("2　前項の規定により従業員を解雇する場合は") is None
     assert heading_of("1. はじめに") == (1, "1. はじめに")
     assert heading_of("第32条（賃金の計算期間及び支払日）賃金は、毎月末日に締め切り") == (5, "第32条（賃金の計算期間及び支払日）")
+
+
+def test_markdown_pipe_tables_are_read_as_rows(tmp_path):
+    # GitHub-flavoured tables read as every other format's tables: one "column: value" line a row, a section of
+    # kind "table" under the heading path; a table inside a code block stays code
+    path = tmp_path / "views.md"
+    path.write_text("# FUNCTION_USAGE\n\nThe view's columns:\n\n| **Column name** | Data type | Description |\n"
+                    "| --- | :-: | ---: |\n| FUNCTION_ID | VARCHAR(30) | ID of the function. |\n"
+                    "USER\\_NAME | VARCHAR(10) | Name \\| alias\n\nAfter the table.\n\n```\n| a | b |\n| - | - |\n```\n",
+                    encoding="utf-8")
+    doc = read_document(str(path))
+    (page,) = doc.pages
+    assert "Column name: FUNCTION_ID | Data type: VARCHAR(30) | Description: ID of the function." in page
+    assert "Column name: USER_NAME | Data type: VARCHAR(10) | Description: Name | alias" in page
+    assert "| --- |" not in page and "```\n| a | b |\n| - | - |\n```" in page
+    table = [s for s in doc.sections if s.kind == "table"]
+    assert len(table) == 1 and table[0].heading == ("FUNCTION_USAGE",) and table[0].text.count("\n") == 1
+    assert_sections_tile(doc)
+    # no delimiter row, or a delimiter row of another width: text, as before
+    path.write_text("a | b\nc | d\n\n| x | y |\n| - |\n| 1 | 2 |\n", encoding="utf-8")
+    assert read_document(str(path)).pages[0] == "a | b\nc | d\n\n| x | y |\n| - |\n| 1 | 2 |"

@@ -1,4 +1,4 @@
-"""Plain text and Markdown readers: one page; sections split at headings."""
+"""Plain text and Markdown readers: one page; sections split at headings; Markdown's pipe tables read as rows."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import re
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.encoding import decode_lenient
 from kotae.ingest.headings import Heading, classify_lines
-from kotae.ingest.layout import sections_from_lines
+from kotae.ingest.layout import Block, assemble, sections_from_lines
 from kotae.ingest.limits import break_long_lines
 from kotae.ingest.registry import register
-from kotae.types import ParsedDocument
+from kotae.ingest.tables import render_table
+from kotae.types import ParsedDocument, Section
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
@@ -61,6 +62,63 @@ def markdown_headings(lines: list[str]) -> list[Heading | None]:
     return found
 
 
+# GitHub-flavoured Markdown tables: a header row and a delimiter row (| --- | :-: |), then body rows, all with pipes
+_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?")
+_PIPE = re.compile(r"(?<!\\)\|")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_STRONG = re.compile(r"^(\*\*|__)(.+)\1$")
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells: split at unescaped pipes (the outer ones optional), escapes undone, a cell that is all
+    bold (**Feature**) unwrapped."""
+    line = line.strip()
+    line = line.removeprefix("|")
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    out = []
+    for cell in _PIPE.split(line):
+        cell = _ESCAPED.sub(r"\1", cell.strip())
+        bold = _STRONG.match(cell)
+        out.append(bold.group(2).strip() if bold else cell)
+    return out
+
+
+def pipe_tables(lines: list[str], code: list[bool]) -> list[tuple[int, int, list[list[str]]]]:
+    """(first line, end line, rows with the header first) of each pipe table outside code blocks: a row with a pipe
+    over a delimiter row of as many cells, and the rows with a pipe that follow."""
+    found: list[tuple[int, int, list[list[str]]]] = []
+    i = 0
+    while i + 1 < len(lines):
+        head, under = lines[i], lines[i + 1]
+        if (not code[i] and not code[i + 1] and "|" in head and "|" in under and _DELIMITER.fullmatch(under)
+                and len(_cells(head)) == len(_cells(under))):
+            end = i + 2
+            while end < len(lines) and not code[end] and "|" in lines[end] and lines[end].strip():
+                end += 1
+            found.append((i, end, [_cells(line) for k, line in enumerate(lines[i:end]) if k != 1]))
+            i = end
+        else:
+            i += 1
+    return found
+
+
+def _markdown_sections(text: str) -> tuple[list[str], list[Section]]:
+    """Page text and sections of a Markdown text whose pipe tables are rendered as "column: value" rows."""
+    lines = text.split("\n")
+    tables = pipe_tables(lines, _code_lines(lines))
+    if not tables:
+        return [text], sections_from_lines([text], markdown_headings)
+    found = markdown_headings(lines)
+    blocks: list[Block] = []
+    at = 0
+    for start, end, rows in tables:
+        blocks += [Block(line, heading=found[k]) for k, line in enumerate(lines[at:start], at)]
+        blocks.append(Block(break_long_lines(render_table(rows)), kind="table"))
+        at = end
+    blocks += [Block(line, heading=found[k]) for k, line in enumerate(lines[at:], at)]
+    return assemble(blocks)
+
+
 def _uncommented(text: str) -> str:
     """`text` without its `<!-- … -->` spans, in one pass (a regex retried at every unclosed `<!--` is quadratic);
     an unclosed comment is kept as text."""
@@ -97,8 +155,11 @@ def _read(path: str, data: bytes, kind: str) -> ParsedDocument:
     if kind == "markdown":
         decoded = drop_comments(decoded)
     text = break_long_lines(clean_plain_text(decoded).strip("\n"))
-    classify = markdown_headings if kind == "markdown" else classify_lines
-    sections = sections_from_lines([text], classify)
+    if kind == "markdown":
+        pages, sections = _markdown_sections(text)
+        text = pages[0]
+    else:
+        sections = sections_from_lines([text], classify_lines)
     title = next((s.heading[0] for s in sections if s.heading), "") if kind == "markdown" else ""
     warnings = notes if text.strip() else (*notes, "the file has no text")
     return ParsedDocument(
