@@ -789,3 +789,10 @@ def test_markdown_pipe_tables_are_read_as_rows(tmp_path):
     # no delimiter row, or a delimiter row of another width: text, as before
     path.write_text("a | b\nc | d\n\n| x | y |\n| - |\n| 1 | 2 |\n", encoding="utf-8")
     assert read_document(str(path)).pages[0] == "a | b\nc | d\n\n| x | y |\n| - |\n| 1 | 2 |"
+
+
+def test_a_markdown_tables_second_header_row_names_its_columns(tmp_path):
+    path = tmp_path / "hpo.md"
+    path.write_text("| # layers | Language | TEDs | TEDs |\n| - | - | - | - |\n| # layers | Language | simple | complex |\n"
+                    "| 6 | OTSL | 0.965 | 0.934 |\n", encoding="utf-8")
+    assert read_document(str(path)).pages[0] == "# layers: 6 | Language: OTSL | TEDs simple: 0.965 | TEDs complex: 0.934"

@@ -67,6 +67,7 @@ _DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?
 _PIPE = re.compile(r"(?<!\\)\|")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _STRONG = re.compile(r"^(\*\*|__)(.+)\1$")
+_NUMBER = re.compile(r"[-+(]?[¥$€£]?\s*[\d,]*\.?\d+\s*%?\)?(?:\s+[-+(]?[\d,]*\.?\d+%?\)?)*")
 
 
 def _cells(line: str) -> list[str]:
@@ -102,6 +103,22 @@ def pipe_tables(lines: list[str], code: list[bool]) -> list[tuple[int, int, list
     return found
 
 
+def _headed(rows: list[list[str]]) -> list[list[str]]:
+    """The rows with a second header row folded into the first: a row of words only that repeats a cell of the
+    header (a Markdown table can only print a two-row header so: "| # layers | TEDs | TEDs |" over
+    "| # layers | simple | complex |") names its columns "TEDs simple", "TEDs complex"."""
+    if len(rows) < 3:
+        return rows
+    header, second = rows[0], rows[1]
+    values = [c for c in second if c.strip()]
+    if not values or any(_NUMBER.fullmatch(c.strip()) for c in values) or not any(
+            a.strip() and a.strip() == b.strip() for a, b in zip(header, second, strict=False)):
+        return rows
+    names = [a if not b.strip() or b.strip() == a.strip() else f"{a} {b}".strip()
+             for a, b in zip(header, [*second, *[""] * (len(header) - len(second))], strict=False)]
+    return [names, *rows[2:]]
+
+
 def _markdown_sections(text: str) -> tuple[list[str], list[Section]]:
     """Page text and sections of a Markdown text whose pipe tables are rendered as "column: value" rows."""
     lines = text.split("\n")
@@ -113,7 +130,7 @@ def _markdown_sections(text: str) -> tuple[list[str], list[Section]]:
     at = 0
     for start, end, rows in tables:
         blocks += [Block(line, heading=found[k]) for k, line in enumerate(lines[at:start], at)]
-        blocks.append(Block(break_long_lines(render_table(rows)), kind="table"))
+        blocks.append(Block(break_long_lines(render_table(_headed(rows))), kind="table"))
         at = end
     blocks += [Block(line, heading=found[k]) for k, line in enumerate(lines[at:], at)]
     return assemble(blocks)
