@@ -35,6 +35,7 @@ from kotae import Kotae, Record
 from kotae.config import Settings
 from kotae.eval import load_golden
 from kotae.search import autocal, docnull, hubness
+from kotae.search import gate as gate_module
 from kotae.search import searcher as searcher_module
 from kotae.search.gate import GateSettings, calibrate, decide
 
@@ -90,6 +91,9 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "translations held by the closest passages": (searcher_module, "ABSENT_TRANSLATED_NEAR", None),
+               "similarity alone: absent ≥ 0.5": (gate_module, "SIMILARITY_ABSENT", 0.5),
+               "similarity alone: absent ≥ 0.34": (gate_module, "SIMILARITY_ABSENT", 0.34),
+               "similarity alone: absent ≥ 0.25": (gate_module, "SIMILARITY_ABSENT", 0.25),
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),
