@@ -235,3 +235,11 @@ def test_months_spelled_as_laws_spell_them_and_years_answer_their_questions():
     year = checks.asked_unit("Microsoft Wordが最初に出たのは何年？")
     assert year == "年" and checks.holds("Microsoft launched Word for MS-DOS in 1983.", "number", year)
     assert not checks.holds("Word became the industry standard.", "number", year)
+
+
+def test_a_money_word_is_the_topic_when_another_question_word_asks():
+    assert checks.asked_type("交通費の金額は？") == "money" and checks.asked_type("How much is the fee?") == "money"
+    assert checks.asked_type("What is the fee for parking?") == "money"  # nothing else is asked
+    assert checks.asked_type("費用はいつ精算しますか") == "date"  # when, not how much
+    assert checks.asked_type("フェリーや貸切バスの費用は誰が承認しますか。") is None  # a person (asked_detail)
+    assert checks.asked_type("Who approves the fee?") is None

@@ -36,8 +36,8 @@ TYPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         re.compile(rf"{_DIGIT}(?:[.,．]{_DIGIT})?\s*(?:%|％|パーセント|割|分の|percent\b)|{_KANJI_NUM}+割|"
                    rf"\bper ?cent\b|倍|{_DIGIT}(?:[.,．]{_DIGIT}+)?\s*times\b", re.IGNORECASE)),
     "money": (
-        re.compile(r"いくら|幾ら|何\s*[万千百億]*\s*円|金額|値段|料金|費用|\bhow much\b(?! (?:time|notice|leave|longer|earlier))|"
-                   r"\bcost\b|\bprice\b|\bfee\b|\bdeposit\b|\bamount\b", re.IGNORECASE),
+        re.compile(r"いくら|幾ら|何\s*[万千百億]*\s*円|値段|\bhow much\b(?! (?:time|notice|leave|longer|earlier))",
+                   re.IGNORECASE),
         re.compile(rf"{_DIGIT}[0-9０-９,，.]*\s*(?:万|千)?\s*円|[¥￥$＄]\s?{_DIGIT}|\bJPY\b|\bUSD\b|\byen\b|"
                    rf"{_DIGIT}\s*(?:dollars?|ドル)|無料|無償|実費|全額|\bfree\b|\bno charge\b|\bat cost\b|"
                    rf"{_KANJI_NUM}+円", re.IGNORECASE)),
@@ -100,13 +100,20 @@ def asked_detail(question: str) -> re.Pattern[str] | None:
     return next((expr for asks, expr in DETAILS if asks.search(q)), None)
 
 
+# words that name an amount of money as the topic (費用, fee): the question asks for the amount only when no question
+# word asks for something else (「費用は誰が承認しますか」 asks for a person, 「費用はいつ精算しますか」 for a date)
+_MONEY_TOPIC = re.compile(r"金額|料金|費用|\bcost\b|\bprice\b|\bfee\b|\bdeposit\b|\bamount\b", re.IGNORECASE)
+_WHO = re.compile(r"誰|だれ|どなた|\bwho(?:m|se)?\b", re.IGNORECASE)
+MONEY_TOPIC_LAST = True  # bench/answers.py --constant kotae.answer.checks.MONEY_TOPIC_LAST=false
+
+
 def asked_type(question: str) -> str | None:
     """The kind of expression `question` asks for ("money", "percent", "time", "number", "date"), or None."""
     q = unicodedata.normalize("NFKC", question)
     for kind, (asks, _) in TYPES.items():
-        if asks.search(q):
+        if asks.search(q) or (kind == "money" and not MONEY_TOPIC_LAST and _MONEY_TOPIC.search(q)):
             return kind
-    return None
+    return "money" if MONEY_TOPIC_LAST and _MONEY_TOPIC.search(q) and not _WHO.search(q) else None
 
 
 # 何 + counter: the counter the answer's number must carry, with its equivalent spellings (箇月: the spelling of laws
