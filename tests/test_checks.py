@@ -243,3 +243,17 @@ def test_a_money_word_is_the_topic_when_another_question_word_asks():
     assert checks.asked_type("費用はいつ精算しますか") == "date"  # when, not how much
     assert checks.asked_type("フェリーや貸切バスの費用は誰が承認しますか。") is None  # a person (asked_detail)
     assert checks.asked_type("Who approves the fee?") is None
+
+
+def test_an_faq_answer_is_quoted_without_its_answer_marker(tmp_path):
+    (tmp_path / "faq.md").write_text("# FAQ\n\n### Q. 社内Wi-Fiに接続するには？\nA. 従業員用のSSIDは「SAMPLE-STAFF」です。\n\n"
+                                     "### Q. Who signs off?\nA. Smith signs off on all orders.\n", encoding="utf-8")
+    settings = load_settings({"search.gate.min_margin": -1.0, "search.gate.min_coverage": 0.0}, env={})
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), settings) as k:
+        k.index([str(tmp_path / "faq.md")])
+        answer = k.ask("社内Wi-FiのSSIDは？").answer
+        assert "従業員用のSSIDは「SAMPLE-STAFF」です。[1]" in answer and "A. 従業員用" not in answer
+    from kotae.answer.extractive import shown
+
+    assert shown("A. Smith signs off on all orders.") == "A. Smith signs off on all orders."  # an English initial
+    assert shown("Ａ．はい、できます。") == "はい、できます。"

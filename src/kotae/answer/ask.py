@@ -149,7 +149,7 @@ def _extractive_answer(question: str, result: SearchResult, searcher: Searcher, 
     rest = [i for i in range(len(result.hits)) if i not in number]
     for i in rest:  # sources not cited follow, numbered after the cited ones
         number[i] = len(number) + 1
-    pieces = [f"{c.text}[{number[c.source]}]" for c in composed.sentences]
+    pieces = [f"{extractive.shown(c.text)}[{number[c.source]}]" for c in composed.sentences]
     pieces += [note + (f"[{number[src]}]" if src is not None else "") for note, src in composed.notes]
     for i, piece in enumerate(pieces):
         yield "token", (" " if i else "") + piece

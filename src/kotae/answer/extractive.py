@@ -62,6 +62,16 @@ def unwrap(text: str, heading: Sequence[str] = ()) -> str:
     return "\n".join(out)
 
 
+# an FAQ's answer marker opening a Japanese sentence (「A. 従業員用のSSIDは…」, 「A. PCと…」): part of the sentence as
+# scored, not of the answer ("A. Smith said so." is English and keeps it)
+_ANSWER_MARK = re.compile(r"^[AＡ][.．:：]\s*(?=\S)")
+
+
+def shown(sentence: str) -> str:
+    """A quoted sentence as the answer shows it: without an FAQ's answer marker ("A. ") before Japanese text."""
+    return _ANSWER_MARK.sub("", sentence) if _CJK_CHAR.search(sentence) else sentence
+
+
 EXCERPT_CHARS = 400
 
 
