@@ -796,3 +796,13 @@ def test_a_markdown_tables_second_header_row_names_its_columns(tmp_path):
     path.write_text("| # layers | Language | TEDs | TEDs |\n| - | - | - | - |\n| # layers | Language | simple | complex |\n"
                     "| 6 | OTSL | 0.965 | 0.934 |\n", encoding="utf-8")
     assert read_document(str(path)).pages[0] == "# layers: 6 | Language: OTSL | TEDs simple: 0.965 | TEDs complex: 0.934"
+
+
+def test_markdown_backslash_escapes_read_as_the_page_shows_them(tmp_path):
+    path = tmp_path / "rcac.md"
+    path.write_text("## The QIBM\\_DB\\_SECADM ID\n\nGrant QIBM\\_DB\\_SECADM to \\*one\\* user.\n\n```\nQIBM\\_KEPT\n```\n",
+                    encoding="utf-8")
+    doc = read_document(str(path))
+    assert doc.pages[0] == "## The QIBM_DB_SECADM ID\n\nGrant QIBM_DB_SECADM to *one* user.\n\n```\nQIBM\\_KEPT\n```"
+    assert doc.sections[0].heading == ("The QIBM_DB_SECADM ID",)
+    assert_sections_tile(doc)

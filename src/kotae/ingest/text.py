@@ -120,20 +120,28 @@ def _headed(rows: list[list[str]]) -> list[list[str]]:
 
 
 def _markdown_sections(text: str) -> tuple[list[str], list[Section]]:
-    """Page text and sections of a Markdown text whose pipe tables are rendered as "column: value" rows."""
+    """Page text and sections of a Markdown text as its reader sees it: pipe tables rendered as "column: value" rows,
+    backslash escapes undone outside code blocks (QIBM\\_DB → QIBM_DB)."""
     lines = text.split("\n")
-    tables = pipe_tables(lines, _code_lines(lines))
-    if not tables:
-        return [text], sections_from_lines([text], markdown_headings)
+    code = _code_lines(lines)
     found = markdown_headings(lines)
+
+    def block(k: int) -> Block:
+        heading = found[k]
+        if code[k]:
+            return Block(lines[k], heading=heading)
+        return Block(_ESCAPED.sub(r"\1", lines[k]),
+                     heading=(heading[0], _ESCAPED.sub(r"\1", heading[1])) if heading else None)
+
     blocks: list[Block] = []
     at = 0
-    for start, end, rows in tables:
-        blocks += [Block(line, heading=found[k]) for k, line in enumerate(lines[at:start], at)]
+    for start, end, rows in pipe_tables(lines, code):
+        blocks += [block(k) for k in range(at, start)]
         blocks.append(Block(break_long_lines(render_table(_headed(rows))), kind="table"))
         at = end
-    blocks += [Block(line, heading=found[k]) for k, line in enumerate(lines[at:], at)]
-    return assemble(blocks)
+    blocks += [block(k) for k in range(at, len(lines))]
+    pages, sections = assemble(blocks)
+    return pages, sections
 
 
 def _uncommented(text: str) -> str:
