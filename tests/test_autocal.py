@@ -302,10 +302,15 @@ def test_a_romanised_japanese_name_is_not_told_absent_where_the_documents_hold_j
         assert before.absent_names == ("Miyazawa Kenji",) and before.absent > gate.absent
 
 
-def test_a_japanese_question_over_mostly_english_documents_has_its_words_looked_for_in_both(tmp_path, monkeypatch):
+def _mostly_english() -> tuple[list[Record], list[Record]]:
+    """Twenty English records on wages and one Japanese record on holidays: Japanese is a small part of the corpus."""
     english = [Record(f"en{i}", f"Wages are paid on the 25th of each month. Office {i} closes at six on Fridays.",
                       f"Office {i}") for i in range(20)]
-    records = [Record("ja", "当社の休日は土曜日、日曜日及び祝日とする。", "休日"), *english]
+    return english, [Record("ja", "当社の休日は土曜日、日曜日及び祝日とする。", "休日"), *english]
+
+
+def test_a_japanese_question_over_mostly_english_documents_has_its_words_looked_for_in_both(tmp_path, monkeypatch):
+    _, records = _mostly_english()
     with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
         k.index_records(records, "mixed")
         k.self_calibrate(force=True)
@@ -362,9 +367,7 @@ def test_a_refusal_near_a_passage_in_the_other_language_says_to_ask_in_it(tmp_pa
 
 
 def test_a_translation_counts_as_held_only_in_the_closest_passages(tmp_path, monkeypatch):
-    english = [Record(f"en{i}", f"Wages are paid on the 25th of each month. Office {i} closes at six on Fridays.",
-                      f"Office {i}") for i in range(20)]
-    records = [Record("ja", "当社の休日は土曜日、日曜日及び祝日とする。", "休日"), *english]
+    english, records = _mostly_english()
     with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder()) as k:
         k.index_records(records, "mixed")
         s = k.searcher
