@@ -56,14 +56,15 @@ def _filled(cells: list[str]) -> int:
     return sum(1 for c in cells if c.strip())
 
 
-def _numeric(cell: str) -> bool:
+def numeric(cell: str) -> bool:
+    """Whether a table cell is a number, an amount, a percentage or a date (what a header row never holds)."""
     return bool(_NUMBER.fullmatch(cell.strip()))
 
 
 def _textual(cells: list[str]) -> bool:
     """A header candidate: most of its non-empty cells are not numbers."""
     values = [c for c in cells if c.strip()]
-    return bool(values) and sum(not _numeric(c) for c in values) * 2 > len(values)
+    return bool(values) and sum(not numeric(c) for c in values) * 2 > len(values)
 
 
 class _Tables:
@@ -140,7 +141,7 @@ def _subheader(header: list[str], row: list[str]) -> bool:
     the header row left blank (",,,,Accuracy,Time to complete" under "…,Results,")."""
     first = next((i for i, c in enumerate(header) if c.strip()), 0)
     values = [c for c in row if c.strip()]
-    if not values or any(_numeric(c) for c in values) or (first < len(row) and row[first].strip()):
+    if not values or any(numeric(c) for c in values) or (first < len(row) and row[first].strip()):
         return False
     return any(c.strip() and (i >= len(header) or not header[i].strip()) for i, c in enumerate(row))
 

@@ -6,6 +6,7 @@ import re
 
 from kotae.ingest.clean import clean_plain_text
 from kotae.ingest.encoding import decode_lenient
+from kotae.ingest.grid import numeric
 from kotae.ingest.headings import Heading, classify_lines
 from kotae.ingest.layout import Block, assemble, sections_from_lines
 from kotae.ingest.limits import break_long_lines
@@ -67,7 +68,6 @@ _DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?
 _PIPE = re.compile(r"(?<!\\)\|")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _STRONG = re.compile(r"^(\*\*|__)(.+)\1$")
-_NUMBER = re.compile(r"[-+(]?[¥$€£]?\s*[\d,]*\.?\d+\s*%?\)?(?:\s+[-+(]?[\d,]*\.?\d+%?\)?)*")
 
 
 def _cells(line: str) -> list[str]:
@@ -111,7 +111,7 @@ def _headed(rows: list[list[str]]) -> list[list[str]]:
         return rows
     header, second = rows[0], rows[1]
     values = [c for c in second if c.strip()]
-    if not values or any(_NUMBER.fullmatch(c.strip()) for c in values) or not any(
+    if not values or any(map(numeric, values)) or not any(
             a.strip() and a.strip() == b.strip() for a, b in zip(header, second, strict=False)):
         return rows
     names = [a if not b.strip() or b.strip() == a.strip() else f"{a} {b}".strip()
