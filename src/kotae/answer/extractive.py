@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kotae.chunking import split_sentences
+from kotae.ingest.headings import heading_of, is_structural
 
 if TYPE_CHECKING:
     from kotae.search.rerank import Reranker
@@ -117,11 +118,11 @@ _COUNTERS = "名人日年月回件時分秒円社個週歳割倍%％か箇ヶカ
 _CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}(?:\u3000[ \u3000]*(?=[0-9０-９]*[{_CJK}])|[ ]+(?![{_COUNTERS}])(?=[{_CJK}]))")
 
 
-# an article's or chapter's heading line (第31条（基本給）, 第7章 安全衛生): it starts a new sentence, and alone it is no
-# candidate (a heading of the passage's own path is left out already)
-_ARTICLE = re.compile(r"^\s*第[0-9０-９一二三四五六七八九十百]+[条章節款項]")
-_HEADING_LINE = re.compile(r"^\s*第[0-9０-９一二三四五六七八九十百]+[条章節款項](?:の[0-9０-９一二三四五六七八九十]+)?"
-                           r"\s*(?:[（(][^）)]{1,30}[）)]|[\s\u3000]+[^。、\s]{1,20})?\s*$")
+def _heading_only(line: str) -> bool:
+    """Whether `line` is an article's or chapter's heading and nothing else (第31条（基本給）, 第7章 安全衛生): alone it
+    is no answer (a heading of the passage's own path is left out already)."""
+    found = heading_of(line)
+    return found is not None and " ".join(found[1].split()) == " ".join(line.split())
 
 
 def _clause_number(sentence: str) -> str:
@@ -145,7 +146,7 @@ def _spans(text: str) -> list[tuple[int, int]]:
         prev = text[out[-1][0]:out[-1][1]] if out else ""
         if (prev and ITEM.match(prev) and prev[-1] not in _ENDS_LINE + ".:：" and not ITEM.match(text[a:b])
                 and not _CLAUSE_NUMBER.match(text[a:b])  # 「3　年次有給休暇は…」 after the last item opens a clause
-                and not _ARTICLE.match(text[a:b])  # and 「第31条（基本給）」 an article
+                and not is_structural(text[a:b])  # and 「第31条（基本給）」 an article
                 and text[out[-1][1]:a].count("\n") == 1 and _CJK_CHAR.match(prev[-1])):  # an item wrapped by a PDF
             out[-1] = (out[-1][0], b)
             continue
@@ -167,7 +168,7 @@ def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
                   if LIST_TITLES and list_title(t, nxt)}
         sents = [(a, b, t) for a, b, t in sents
                  if (len(t) >= MIN_CHARS or a in titles) and not t.startswith("#") and t.strip() not in heads
-                 and not _HEADING_LINE.match(t)]
+                 and not _heading_only(t)]
         out += [Candidate(t, i, a, b) for a, b, t in sents[:max(limit_per_passage, RECORD_LIMIT) if record
                                                            else limit_per_passage]]
     return out
