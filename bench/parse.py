@@ -24,6 +24,7 @@ Data (../shared/data):
 from __future__ import annotations
 
 import argparse
+import difflib
 import glob
 import json
 import os
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import time
 import unicodedata
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -97,6 +99,21 @@ def edit_distance(a: str, b: str) -> int:
 
 def normalised_distance(a: str, b: str) -> float:
     return edit_distance(a, b) / max(1, len(a), len(b))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def out_of_order(ours: str, ref: str) -> float:
+    """Reading order alone: of the words both normalised texts hold (as a multiset), the share that is not on their
+    longest common subsequence (0: every shared word in the reference's order). Words only one text holds (a
+    cover page the reference leaves out, a glyph it spells otherwise) do not count, unlike in the edit distance."""
+    a, b = _WORD.findall(ours), _WORD.findall(ref)
+    common = sum((Counter(a) & Counter(b)).values())
+    if not common:
+        return 0.0
+    lcs = sum(block.size for block in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    return 1 - lcs / common
 
 
 def reference_cells(md: str) -> set[str]:
@@ -204,6 +221,7 @@ def groundtruth_rows(data: str) -> list[dict[str, Any]]:
         in_text = sum(c in ours for c in ref_cells) / len(ref_cells) if ref_cells else None
         row.update(pages=len(doc.pages), edit_distance=round(normalised_distance(ours, ref), 4),
                    edit_distance_values=round(normalised_distance(values, ref), 4),
+                   out_of_order=round(out_of_order(values, ref), 4),
                    table_cells=len(ref_cells), cell_precision=round(p, 3), cell_recall=round(r, 3),
                    cell_f1=round(f, 3), cell_recall_in_text=None if in_text is None else round(in_text, 3),
                    ocr_pages=sorted({s.page for s in doc.sections if s.ocr}), headings=heading_stats(doc))
@@ -282,13 +300,15 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     out += ["", "## Reading order and tables (docling groundtruth)", "",
             "| file | multi-col | " + " | ".join(f"ed {lab}" for lab in labels) + " | "
             + " | ".join(f"ed values {lab}" for lab in labels) + " | "
+            + " | ".join(f"out of order {lab}" for lab in labels) + " | "
             + " | ".join(f"cell F1 {lab}" for lab in labels) + " | "
             + " | ".join(f"in text {lab}" for lab in labels) + " |",
-            "|---|---|" + "---|" * (4 * len(labels))]
+            "|---|---|" + "---|" * (5 * len(labels))]
     for row in first["groundtruth"]:
         f = row["file"]
         cells = [str(_cell(runs[lab], f, "edit_distance")) for lab in labels]
         cells += [str(_cell(runs[lab], f, "edit_distance_values")) for lab in labels]
+        cells += [str(_cell(runs[lab], f, "out_of_order")) for lab in labels]
         cells += [str(_cell(runs[lab], f, "cell_f1")) if row.get("table_cells") else "–" for lab in labels]
         cells += [str(_cell(runs[lab], f, "cell_recall_in_text")) if row.get("table_cells") else "–"
                   for lab in labels]
@@ -325,6 +345,7 @@ def main() -> None:
     parser.add_argument("--speed-files", type=int, default=4)
     parser.add_argument("--baseline-src", help="a second kotae src/ to time alternately (e.g. main's checkout)")
     parser.add_argument("--report-only", action="store_true", help="rebuild parse.{json,md} from stored runs")
+    parser.add_argument("--show", help="comma-separated labels parse.md shows side by side (default: every stored run)")
     args = parser.parse_args()
     os.makedirs(RUNS, exist_ok=True)
     if not args.report_only and not os.path.isdir(os.path.join(args.data, "samples")):
@@ -349,7 +370,8 @@ def main() -> None:
         with open(path, encoding="utf-8") as f:
             run = json.load(f)
         runs[run["label"]] = run
-    write("parse", {"runs": runs}, report(runs))
+    shown = {lab: runs[lab] for lab in args.show.split(",")} if args.show else runs
+    write("parse", {"runs": runs}, report(shown))
 
 
 if __name__ == "__main__":

@@ -346,3 +346,34 @@ def test_a_running_footer_read_into_a_tables_region_does_not_keep_the_table_out(
     text, placed = place_tables([page], {1: [table]}, running)
     assert len(placed) == 1 and "Work in process | Jul 1, 2023: 6,638 | Dec 31, 2022: 7,565" in text[0]
     assert text[0].startswith("Note 5 : Inventories\n") and text[0].endswith("listed below.")
+
+
+def test_a_table_the_text_layer_gives_after_the_prose_below_it_goes_under_its_caption():
+    """redp5110's Table 2-1: PDFium reads the table's cells last on the page, after the sections printed under it,
+    so its rows took the later section's heading; they now follow their caption."""
+    from kotae.ingest.pdf_table_pages import place_tables, row_sections
+    from kotae.ingest.pdf_tables import Table as Found
+    from kotae.types import Section
+
+    caption = "Table 2-1 FUNCTION_USAGE view"
+    rows = (("FUNCTION_ID", "VARCHAR(30)", "ID of the function."), ("USER_NAME", "VARCHAR(10)", "Name of the user."))
+    source = ("Column name Data type Description", "FUNCTION_ID VARCHAR(30) ID of the function.",
+              "USER_NAME VARCHAR(10) Name of the user.")
+    table = Found(caption, ("Column name", "Data type", "Description"), rows, source)
+    prose = ("To discover who has authorization to define and manage RCAC, you can use this query.\n"
+             "2.2 Separation of duties\nSeparation of duties helps businesses comply with industry regulations.")
+    page = "The FUNCTION_USAGE view holds the details.\n" + caption + "\n" + prose + "\n" + "\n".join(source)
+    (text,), placed = place_tables([page], {1: [table]})
+    first = "Column name: FUNCTION_ID | Data type: VARCHAR(30) | Description: ID of the function."
+    assert text.index(caption) < text.index(first) < text.index("To discover") < text.index("2.2 Separation")
+    assert text.endswith("comply with industry regulations.")
+    a, b = placed[0].rows[0]
+    assert text[a:b] == first  # the offsets follow the move
+    whole = Section(1, ("2.1.7 Verifying function usage IDs",), text, 0)
+    cut = row_sections([whole], [text], placed)
+    assert [s.kind for s in cut] == ["text", "rows", "rows", "text"]
+    assert cut[1].heading == ("2.1.7 Verifying function usage IDs", caption)
+    # a caption right above its table, with no prose between: the text stays as the text layer has it
+    short = "Intro line.\n" + caption + "\n(In millions)\n" + "\n".join(source) + "\nAfter the table."
+    (kept,), _ = place_tables([short], {1: [table]})
+    assert kept.index("(In millions)") < kept.index(first) < kept.index("After the table.")

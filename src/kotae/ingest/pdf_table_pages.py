@@ -30,6 +30,8 @@ _SPACE = re.compile(r"\s+")
 _CURRENCY = {"$", "€", "£", "¥"}
 _OPENING = set("([{")
 _LOW = set("_‗＿")
+_CAPTION = re.compile(r"(?:Table|TABLE|Tab\.|表)\s*[0-9０-９A-Z][\w.\-–]*\b")  # "Table 2-1 …", "表3"
+_PROSE = re.compile(r"^(?:\S+\s+){7,}\S*[.:]\s*$")  # a line of eight words or more that ends a sentence
 
 
 def looks_tabular(text: str) -> bool:
@@ -249,6 +251,11 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
                 continue
             body = "\n".join(_SPACE.sub(" ", line) for line in lines)
             before, after = text[: span[0]], text[span[1] :]
+            if (caption := _caption_end(before, table.title)) is not None and not any(
+                    k.page == number and caption <= k.rows[0][0] < span[0] for k in placed):
+                # the text layer gave the table after the prose below it: its rows go under its caption
+                rest = after.lstrip("\n")
+                before, after = before[:caption], before[caption:].rstrip("\n") + ("\n" + rest if rest else "")
             if before and not before.endswith("\n"):
                 before += "\n"
             if after and not after.startswith("\n"):
@@ -263,6 +270,22 @@ def place_tables(pages: Sequence[str], tables: dict[int, list[Table]],
             placed.append(Placed(number, table.title, tuple(offsets)))
         out[number - 1] = text
     return out, placed
+
+
+def _caption_end(before: str, title: str) -> int | None:
+    """Where the line after the table's numbered caption ("Table 2-1 …", 「表3 …」: printed right above its table)
+    starts in the text before the table, when prose stands between them (a line of running text: the text layer
+    read the table after what is printed under it); else None."""
+    if not _CAPTION.match(title):
+        return None
+    lines = before.split("\n")
+    at = [i for i, line in enumerate(lines) if line.strip() == title.strip()]
+    if len(at) != 1:
+        return None
+    between = lines[at[0] + 1:]
+    if not any(_PROSE.search(line) for line in between):
+        return None
+    return sum(len(line) + 1 for line in lines[: at[0] + 1])
 
 
 def _placement(text: str, table: Table, running: set[str] | None, placed: list[Placed]) -> tuple[int, int] | None:
