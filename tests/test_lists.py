@@ -72,6 +72,21 @@ def test_name_questions_prefer_sentences_holding_a_name():
     assert checks.asked_detail("What is the name of the guest Wi-Fi?") is not None
 
 
+def test_a_yes_no_question_about_leave_prefers_the_sentence_that_says_it_may_or_may_not_be_done():
+    # ja-036: the rule that allows side work scored just under the one that lets the company restrict it
+    cands = candidates([("会社は、従業員の副業が次の各号のいずれかに該当する場合には、これを制限する。"
+                         "従業員は、勤務時間外において、他の会社等の業務に従事することができる。")])
+    part = answer_part("よそでバイトしても大丈夫？", cands, np.array([0.93, 0.91]), [], [[], []])
+    assert part.chosen[0].text.startswith("従業員は、勤務時間外において")
+    for q in ("Am I allowed to have a side job?", "Can I take on a side gig?", "お歳暮をもらってもいいですか。",
+              "秘密をしゃべったらダメ？"):
+        assert checks.asked_detail(q) is checks.PERMISSION[1], q
+    # a question asking how much, how far or what is no yes/no question, whatever modal it holds
+    for q in ("How much can we spend per head on a team dinner?", "How far into the evening can I keep working?",
+              "何日休んでもいいですか。", "Can I talk to a therapist at no cost?"):
+        assert checks.asked_detail(q) is not checks.PERMISSION[1], q
+
+
 def test_how_much_is_no_list_question_and_asking_phrases_earn_no_keyword_credit():
     assert not checks.asks_list("暗証番号はどれくらいの間隔で変えますか。")
     assert checks.asks_list("どれを選べばいいですか。") and checks.asks_list("クビになるのはどんな場合？")

@@ -80,6 +80,20 @@ DETAILS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
      re.compile(r"[部課室係]長?|役員|社長|上長|上司|所属長|担当者?|委員会|\b(?:manager|head|director|department|team|"
                 r"officer|supervisor|board|lead|people team|hr|ceo|cfo)\b", re.IGNORECASE)),
 )
+# whether something is allowed (「副業してもいいですか」, "Am I allowed to…", "Can I…"): the sentence that says it may or
+# may not be done (「…従事することができる」, 「…してはならない」, "may", "is prohibited")
+PERMISSION = (
+    re.compile(r"て(?:も|は)?(?:いい|良い|よい|よろしい|大丈夫|構わない|かまわない|OK|オーケー)|(?:こと|の)?(?:は|が)?"
+               r"(?:でき|出来)(?:ます|る)(?:か|の)|可能(?:です)?か|許(?:され|可され)|認められ|ダメ|だめ|禁止(?:です|され)?(?:か|\?)|"
+               r"\b(?:am|are|is) (?:i|we|you|they|he|she|employees?|staff|it) (?:allowed|permitted|ok|okay)\b|"
+               r"\b(?:can|may|could) (?:i|we|employees?|staff|you|someone|people)\b|\bis it (?:ok|okay|allowed|permitted|fine)\b",
+               re.IGNORECASE),
+    re.compile(r"ことができ|ことはできない|ことができない|ても(?:よい|良い|差し支えない|構わない)|許可|禁止|禁ず|"
+               r"してはならない|てはならない|不可|\b(?:may|can|cannot|can't|must not|allowed|permitted|prohibited|forbidden|"
+               r"not allowed|not permitted)\b", re.IGNORECASE))
+_WH = re.compile(r"何|いつ|どこ|誰|だれ|どの|どう|どれ|いくら|\b(?:what|how|when|which|who|whom|whose|where|why)\b",
+                 re.IGNORECASE)
+PERMISSION_DETAIL = True  # bench/answers.py --constant kotae.answer.checks.PERMISSION_DETAIL=false
 
 
 # the words that only say what is asked (どんな場合, 名前は): no evidence of the topic, so no keyword credit
@@ -97,7 +111,10 @@ def asked_detail(question: str) -> re.Pattern[str] | None:
     """The finer expression `question` asks for (a deadline: 「前日の正午までに」, "by"; a person or office:
     「所属長」, "department head"), as a pattern, or None."""
     q = unicodedata.normalize("NFKC", question)
-    return next((expr for asks, expr in DETAILS if asks.search(q)), None)
+    found = next((expr for asks, expr in DETAILS if asks.search(q)), None)
+    if found is None and PERMISSION_DETAIL and PERMISSION[0].search(q) and not _WH.search(q) and asked_type(q) is None:
+        return PERMISSION[1]  # a yes/no question: "How much can we spend?" asks an amount, not leave
+    return found
 
 
 # words that name an amount of money as the topic (費用, fee): the question asks for the amount only when no question

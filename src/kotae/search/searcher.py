@@ -65,6 +65,7 @@ class SearchResult:
 # keyword coverage (the keyword arm's weight in fusion) counts a word a hit holds as its synonym: measured on, off as
 # the baseline of bench/coverage_synonyms.py
 COVERAGE_SYNONYMS = True
+FUSION_COVERAGE_SOURCES: tuple[str, ...] = lexicon.COVERAGE_SOURCES  # whose translations the fusion's coverage counts
 # the gate's keyword coverage (of the top three fused hits) counts them too, in passages of the question's language:
 # bench/refusal.py --experiments 'gate coverage with synonyms'
 GATE_COVERAGE_SYNONYMS = True
@@ -477,14 +478,15 @@ class Searcher:
         passages = [analyze(c.text) for c in top.values()]
         if self.settings.synonyms and COVERAGE_SYNONYMS:  # a word held as its synonym is covered
             passages = [p + held_through_groups(terms, p, on_demand()) for p in passages]
-        return coverage(terms, self._with_translations(query, terms, passages), df, n_chunks)
+        return coverage(terms, self._with_translations(query, terms, passages, FUSION_COVERAGE_SOURCES), df, n_chunks)
 
-    def _with_translations(self, query: str, terms: list[str], passages: list[list[str]]) -> list[list[str]]:
+    def _with_translations(self, query: str, terms: list[str], passages: list[list[str]],
+                           sources: tuple[str, ...] = lexicon.COVERAGE_SOURCES) -> list[list[str]]:
         """Each passage's tokens plus the question's words it holds as their translation (translations on), so
         coverage counts 賃金 for the wage of an English question. A Japanese question's translated nouns do not
         count: 旅行 held as "travel" by a travel policy made 社員旅行の行き先は？ look answered."""
         source = self.translation_source(query)
-        if source not in lexicon.COVERAGE_SOURCES:
+        if source not in sources:
             return passages
         lex, per = lexicon.on_demand(), self.settings.translations
         return [p + lexicon.held_through_translation(terms, p, source, lex, per) for p in passages]
