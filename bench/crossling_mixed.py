@@ -43,9 +43,9 @@ VARIANTS: dict[str, tuple[Any, ...]] = {
     "ja nouns w0.3 + dense": (("en", "ja"), 0.3, ("en", "ja")),
     "ja nouns w1": (("en", "ja"), 1.0, ("en",)),
     "ja nouns w0.3 + gate coverage": (("en", "ja"), 0.3, ("en",), ("en", "ja")),
-    "ja nouns w0.3 (default)": (("en", "ja"), 0.3, ("en",)),
+    "ja nouns w0.3": (("en", "ja"), 0.3, ("en",), ("en",), ("en",)),
     # the keyword weight in fusion (not the gate) counting the Japanese question's words its hits hold in English
-    "ja nouns w0.3 + fusion coverage": (("en", "ja"), 0.3, ("en",), ("en",), ("en", "ja")),
+    "ja nouns w0.3 + fusion coverage (default)": (("en", "ja"), 0.3, ("en",), ("en",), ("en", "ja")),
 }
 
 
@@ -114,6 +114,7 @@ def main() -> int:
     results: dict[str, list[dict[str, Any]]] = {}
     calibration: dict[str, str] = {}
     saved = lexicon.SOURCES, dict(lexicon.SOURCE_WEIGHT), lexicon.DENSE_SOURCES, lexicon.COVERAGE_SOURCES
+    fusion_sources = searcher.FUSION_COVERAGE_SOURCES
     with Kotae.open(args.index, settings=Settings(), embedder=embedder) as k:
         if not k.documents():
             k.index([os.path.join(ROOT, "samples", "docs"),
@@ -122,14 +123,14 @@ def main() -> int:
             for v in args.variants.split(","):
                 lexicon.SOURCES, lexicon.SOURCE_WEIGHT["ja"], lexicon.DENSE_SOURCES, *cov = VARIANTS[v]
                 lexicon.COVERAGE_SOURCES = tuple(cov[0]) if cov else ("en",)
-                searcher.FUSION_COVERAGE_SOURCES = tuple(cov[1]) if len(cov) > 1 else lexicon.COVERAGE_SOURCES
+                searcher.FUSION_COVERAGE_SOURCES = tuple(cov[1]) if len(cov) > 1 else ("en",)
                 k.self_calibrate(force=True)
                 calibration[v] = k.calibration().describe()
                 results[v] = score(k, args.sets.split(","))
                 print(v, f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
         finally:
             lexicon.SOURCES, lexicon.SOURCE_WEIGHT, lexicon.DENSE_SOURCES, lexicon.COVERAGE_SOURCES = saved
-            searcher.FUSION_COVERAGE_SOURCES = lexicon.COVERAGE_SOURCES
+            searcher.FUSION_COVERAGE_SOURCES = fusion_sources
             k.self_calibrate(force=True)
     m = machine()
     head = (f"Translation variants over one index of samples/docs + the real files of <shared>/samples, "

@@ -91,6 +91,7 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "translations held by the closest passages": (searcher_module, "ABSENT_TRANSLATED_NEAR", None),
+               "fusion coverage of English questions only": (searcher_module, "FUSION_COVERAGE_SOURCES", ("en",)),
                "similarity alone: absent ≥ 0.5": (gate_module, "SIMILARITY_ABSENT", 0.5),
                "similarity alone: absent ≥ 0.34": (gate_module, "SIMILARITY_ABSENT", 0.34),
                "similarity alone: absent ≥ 0.25": (gate_module, "SIMILARITY_ABSENT", 0.25),
