@@ -122,6 +122,8 @@ def test_a_japanese_question_finds_an_english_chunk_at_a_lower_weight(tmp_path, 
     found = on.search(q, mode="keyword")
     assert found.hits and "badge" in found.hits[0].chunk.text
     assert found.gate.coverage == 0  # the gate does not count them (社員旅行 → travel made a trip look answered)
+    # the keyword weight in fusion does: the keyword arm searched those words (searcher.FUSION_COVERAGE_SOURCES)
+    assert on.arms(q, 10).coverage > 0
     assert not off.search(q, mode="keyword").hits
     assert found.hits[0].bm25 is not None
     weighted = found.hits[0].bm25
