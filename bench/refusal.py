@@ -92,6 +92,8 @@ EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "translations held by the closest passages": (searcher_module, "ABSENT_TRANSLATED_NEAR", None),
                "fusion coverage of English questions only": (searcher_module, "FUSION_COVERAGE_SOURCES", ("en",)),
+               "gate translations when the closest passage is in the other language": (
+                   searcher_module, "GATE_TRANSLATIONS_OTHER_TOP", None),
                "similarity alone: absent ≥ 0.5": (gate_module, "SIMILARITY_ABSENT", 0.5),
                "similarity alone: absent ≥ 0.34": (gate_module, "SIMILARITY_ABSENT", 0.34),
                "similarity alone: absent ≥ 0.25": (gate_module, "SIMILARITY_ABSENT", 0.25),

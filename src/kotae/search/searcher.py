@@ -69,6 +69,9 @@ COVERAGE_SYNONYMS = True
 # count a Japanese question's: lexicon.COVERAGE_SOURCES): bench/crossling_mixed.py, fit halves equal, users-real
 # held-out hit@1 0.808 → 0.885 (bench/README.md, "Fusion coverage with a Japanese question's translations")
 FUSION_COVERAGE_SOURCES: tuple[str, ...] = ("en", "ja")
+# the gate's coverage counts a Japanese question's translations when the closest passage is English (measured:
+# bench/refusal.py --experiments "gate translations when the closest passage is in the other language")
+GATE_TRANSLATIONS_OTHER_TOP = False
 # the gate's keyword coverage (of the top three fused hits) counts them too, in passages of the question's language:
 # bench/refusal.py --experiments 'gate coverage with synonyms'
 GATE_COVERAGE_SYNONYMS = True
@@ -543,7 +546,12 @@ class Searcher:
             # 旅行 held as "travel" by an English travel policy would make 社員旅行の行き先は？ look answered)
             passages = [p + held_through_groups(terms, p, on_demand()) if h.chunk.lang in (lang, "mixed") else p
                         for p, h in zip(passages, hits[:3], strict=True)]
-        cov = coverage(terms, self._with_translations(query, terms, passages), df, n_chunks)
+        # the closest passage in the other language: the question's words it holds as their translation count too
+        # (タイプライター held as "typewriter"), as they do for English questions whatever passage is closest
+        other_top = GATE_TRANSLATIONS_OTHER_TOP and bool(hits) and lang in ("ja", "en") and hits[0].chunk.lang not in (
+            lang, "mixed")
+        sources = ("en", "ja") if other_top else lexicon.COVERAGE_SOURCES
+        cov = coverage(terms, self._with_translations(query, terms, passages, sources), df, n_chunks)
         share = self.lang_share(lang)
         near = passages if ABSENT_TRANSLATED_NEAR else None
         translated = self._held_in_other_language(lang, share, qtokens, df, near) if ABSENT_TRANSLATED else None
