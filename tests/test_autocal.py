@@ -350,7 +350,7 @@ def test_the_gate_margin_is_taken_within_the_top_chunk_s_language(tmp_path, monk
         assert over_all.margin > within.margin and over_all.similarity == within.similarity
 
 
-def test_a_refusal_near_a_passage_in_the_other_language_says_to_ask_in_it(tmp_path):
+def test_a_refusal_near_a_passage_in_the_other_language_says_to_ask_in_it(tmp_path, monkeypatch):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "stanley-cups.csv").write_text("Team,Stanley Cups\nCanadiens,24\nMaple Leafs,13\nRed Wings,11\n",
@@ -361,7 +361,10 @@ def test_a_refusal_near_a_passage_in_the_other_language_says_to_ask_in_it(tmp_pa
     (docs / "memo.txt").write_text("窯の温度は毎朝記録する。\n", encoding="utf-8")  # a little Japanese
     with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), Settings()) as k:
         k.index([str(docs)])
-        gate = k.search("チームのカップは？").gate  # team and cup: the CSV holds both, in English
+        # team and cup: the CSV, the closest passage, holds both in English, so the gate counts them as held
+        assert k.search("チームのカップは？").gate.found
+        monkeypatch.setattr(searcher_module, "GATE_TRANSLATIONS_OTHER_TOP", False)  # as before: refused, with a hint
+        gate = k.search("チームのカップは？").gate
         assert not gate.found
         assert "英語で質問すると見つかることがあります" in gate.explanation and "の資料（" in gate.explanation
 

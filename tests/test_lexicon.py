@@ -6,6 +6,7 @@ import pytest
 from kotae.config import IndexSettings, SearchSettings
 from kotae.pipeline import index_paths
 from kotae.search import Searcher, autocal, lexicon
+from kotae.search import searcher as searcher_module
 from kotae.search.analyze import analyze
 from kotae.store import open_store
 
@@ -121,9 +122,16 @@ def test_a_japanese_question_finds_an_english_chunk_at_a_lower_weight(tmp_path, 
     q = "バッジをなくしたらどうする？"
     found = on.search(q, mode="keyword")
     assert found.hits and "badge" in found.hits[0].chunk.text
-    assert found.gate.coverage == 0  # the gate does not count them (社員旅行 → travel made a trip look answered)
-    # the keyword weight in fusion does: the keyword arm searched those words (searcher.FUSION_COVERAGE_SOURCES)
+    # the gate counts them only where the closest passage is in English (社員旅行 held as "travel" by an English
+    # travel policy made a trip look answered over Japanese rules); here it is
+    assert found.gate.coverage > 0 and found.hits[0].chunk.lang == "en"
+    # the keyword weight in fusion counts them always: the keyword arm searched those words
     assert on.arms(q, 10).coverage > 0
+    saved_gate, searcher_module.GATE_TRANSLATIONS_OTHER_TOP = searcher_module.GATE_TRANSLATIONS_OTHER_TOP, False
+    try:
+        assert on.search(q, mode="keyword").gate.coverage == 0
+    finally:
+        searcher_module.GATE_TRANSLATIONS_OTHER_TOP = saved_gate
     assert not off.search(q, mode="keyword").hits
     assert found.hits[0].bm25 is not None
     weighted = found.hits[0].bm25
