@@ -150,3 +150,11 @@ def test_an_article_heading_after_the_last_item_is_neither_glued_to_it_nor_quote
     text = "賃金の構成は、次のとおりとする。\n（1）基本給\n（2）割増賃金\n第31条（基本給）\n第7章　安全衛生\n基本給は、月額で定める。"
     assert [c.text for c in candidates([text])] == ["賃金の構成は、次のとおりとする。", "（1）基本給", "（2）割増賃金",
                                                    "基本給は、月額で定める。"]
+
+
+def test_a_numbered_japanese_list_item_is_no_heading_line():
+    """trust-ja-020: 「2. 自宅から最寄り駅までの経路図」 reads as a numbered English heading ("2. Introduction"); only
+    an article's or chapter's heading line is left out, so the list keeps its second item."""
+    text = ("申請の際は、次の書類を添付してください。\n1. 利用する経路と1か月定期券の運賃がわかる画面の写し\n"
+            "2. 自宅から最寄り駅までの経路図\n3. 住民票記載事項証明書の写し（住所が変わった場合のみ）")
+    assert [c.text[:5] for c in candidates([text])] == ["申請の際は", "1. 利用", "2. 自宅", "3. 住民"]

@@ -117,6 +117,15 @@ def asked_detail(question: str) -> re.Pattern[str] | None:
     return found
 
 
+# "What were Amazon's net sales…?", "What was Intel's R&D expense…?": a financial line item asks for an amount (not
+# "the expense code", "the sales team", nor a growth, margin or share, which ask for a rate)
+_FINANCIAL = re.compile(r"\bwhat (?:was|were|is|are)\b[^?]{0,80}\b(?:revenues?|net sales|sales|net income|income|expenses?|"
+                        r"profits?|earnings|assets|liabilities|cash flows?|capital expenditures?|spend(?:ing)?)\b"
+                        r"(?!'s|\s+(?:codes?|policy|policies|categor(?:y|ies)|reports?|accounts?|forms?|claims?|types?|names?|"
+                        r"numbers?|tax|system|team|department|manager)\b)(?![^?]*"
+                        r"\b(?:growth|margin|rate|ratio|share|percent(?:age)?|change)\b)", re.IGNORECASE)
+FINANCIAL_AMOUNTS = True  # bench/reading.py --set sec10q --constant kotae.answer.checks.FINANCIAL_AMOUNTS=false
+
 # words that name an amount of money as the topic (費用, fee): the question asks for the amount only when no question
 # word asks for something else (「費用は誰が承認しますか」 asks for a person, 「費用はいつ精算しますか」 for a date)
 _MONEY_TOPIC = re.compile(r"金額|料金|費用|\bcost\b|\bprice\b|\bfee\b|\bdeposit\b|\bamount\b", re.IGNORECASE)
@@ -128,7 +137,8 @@ def asked_type(question: str) -> str | None:
     """The kind of expression `question` asks for ("money", "percent", "time", "number", "date"), or None."""
     q = unicodedata.normalize("NFKC", question)
     for kind, (asks, _) in TYPES.items():
-        if asks.search(q) or (kind == "money" and not MONEY_TOPIC_LAST and _MONEY_TOPIC.search(q)):
+        if asks.search(q) or (kind == "money" and ((not MONEY_TOPIC_LAST and _MONEY_TOPIC.search(q))
+                                                   or (FINANCIAL_AMOUNTS and _FINANCIAL.search(q)))):
             return kind
     return "money" if MONEY_TOPIC_LAST and _MONEY_TOPIC.search(q) and not _WHO.search(q) else None
 

@@ -121,6 +121,8 @@ _CLAUSE_NUMBER = re.compile(f"^[0-9０-９]{{1,2}}(?:\u3000[ \u3000]*(?=[0-9０-
 def _heading_only(line: str) -> bool:
     """Whether `line` is an article's or chapter's heading and nothing else (第31条（基本給）, 第7章 安全衛生): alone it
     is no answer (a heading of the passage's own path is left out already)."""
+    if not is_structural(line):  # 「2. 自宅から最寄り駅までの経路図」 reads as a numbered English heading: a list item
+        return False
     found = heading_of(line)
     return found is not None and " ".join(found[1].split()) == " ".join(line.split())
 
