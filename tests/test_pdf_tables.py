@@ -377,3 +377,24 @@ def test_a_table_the_text_layer_gives_after_the_prose_below_it_goes_under_its_ca
     short = "Intro line.\n" + caption + "\n(In millions)\n" + "\n".join(source) + "\nAfter the table."
     (kept,), _ = place_tables([short], {1: [table]})
     assert kept.index("(In millions)") < kept.index(first) < kept.index("After the table.")
+
+
+def test_a_statements_dates_above_its_group_labels_name_its_columns():
+    # Amazon's balance sheet: "December 31, 2022  March 31, 2023" stands over "ASSETS" and "Current assets:" in the
+    # label column; the header search stopped at those labels and the rows had no dates ("Total assets | $462,675")
+    def line(y, *cells):
+        return [Word(t, x0, y, x1, y + 8) for t, x0, x1 in cells]
+
+    words = (line(100, ("December", 440, 475), ("31,", 477, 487), ("2022", 489, 505),
+                  ("March", 530, 552), ("31,", 554, 564), ("2023", 566, 582))
+             + line(112, ("ASSETS", 25, 60))
+             + line(124, ("Current", 25, 55), ("assets:", 57, 85))
+             + line(136, ("Cash", 35, 52), ("and", 54, 68), ("cash", 70, 87), ("$53,888", 455, 505), ("$49,343", 532, 582))
+             + line(148, ("Inventories", 35, 80), ("34,405", 481, 505), ("34,170", 558, 582))
+             + line(160, ("Total", 25, 45), ("assets", 47, 72), ("$462,675", 450, 505), ("$464,378", 527, 582)))
+    (table,) = find_tables(lines_from_words(words))
+    assert table.header == ("", "December 31, 2022", "March 31, 2023")
+    assert "Total assets | December 31, 2022: $462,675 | March 31, 2023: $464,378" in table.lines()
+    # without a header above them, the labels stay text and the table starts at its first row, as before
+    (alone,) = find_tables(lines_from_words(words[6:]))
+    assert alone.header[1:] == ("", "") and alone.source[0].startswith("Cash")

@@ -21,6 +21,10 @@ LINE_GAP = 2.6  # a vertical gap of this many line heights ends a table
 RUN_CENTRE = 0.15  # a header cell over a run of columns sits this close (share of the run's width) to its middle
 SPAN_PITCH = 1.9  # two rows closer than this many font sizes (centre to centre) leave no room for a row between
 SPAN_GAP = 0.3  # a spanning cell fills the space between its two rows: gaps above and below under this many sizes
+# the lines of a statement's header may stand above group labels in the label column ("December 31, 2022 March 31,
+# 2023" over "ASSETS" and "Current assets:" over the first row): up to this many are passed over to find them
+GROUP_LABELS = True
+MAX_GROUP_LABELS = 3
 HEADER_GAP = 1.5  # a lone line this many sizes above a statement's header is no header row (a running line)
 _NUMBER = re.compile(r"^[(\-–—−+]?[$€£¥]?\(?[\d][\d,.]*\)?%?$|^[—–\-−]+$|^\(?\d[\d,.]*\)?%$|^n/?a$", re.IGNORECASE)
 _CURRENCY = {"$", "€", "£", "¥", "US$"}
@@ -221,7 +225,8 @@ def _title(lines: list[Line], top: int) -> str:
             return lines[i].text
     if top > 0:
         above = lines[top - 1].text
-        if len(above.split()) <= 10 and not above.rstrip().endswith((".", ",", ";")):
+        if (len(above.split()) <= 10 and not above.rstrip().endswith((".", ",", ";"))
+                and sum(ch.isalpha() for ch in above) >= 3):  # not "2023:", the end of a wrapped lead-in
             return above
     return ""
 
@@ -308,6 +313,12 @@ def _beside_text(body: list[Line], split: list[list[Cell]]) -> tuple[list[Line],
     return body, split, changed
 
 
+def _group_label(text: str) -> bool:
+    """A short label over a group of rows ("ASSETS", "Current assets:", "Operating activities"): words, no figures."""
+    words = text.split()
+    return 0 < len(words) <= 4 and not any(any(ch.isdigit() for ch in w) for w in words)
+
+
 def _wordy(c: Cell) -> bool:
     return len(c.text.split()) >= PROSE_WORDS and not is_number(c.text)
 
@@ -330,10 +341,16 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
         head += 1
     header_lines: list[list[Cell]] = list(split[:head])
     top = first
+    labels = 0  # group labels passed over on the way up ("ASSETS", "Current assets:")
     while (numeric and top > 0 and len(header_lines) < MAX_HEADER_LINES
            and lines[top].y0 - lines[top - 1].y1 < LINE_GAP * lines[top - 1].size):
         above = cells(lines[top - 1])
         em = lines[top - 1].size
+        if (GROUP_LABELS and not header_lines and labels < MAX_GROUP_LABELS and len(above) == 1
+                and above[0].x1 < columns[1][0] - em and _group_label(above[0].text)):
+            labels += 1  # a balance sheet's "ASSETS" / "Current assets:" between its dates and its first row
+            top -= 1
+            continue
         if any(c.x0 < columns[1][0] - 2 * em or len(c.text) > MAX_CELL or
                (_is_title(c.text) and len(c.text.split()) > 2) for c in above):
             break
@@ -341,6 +358,8 @@ def _table(lines: list[Line], first: int, stop: int) -> Table | None:
             break  # a line apart ("Table of Contents" at the top of the page) names no column
         header_lines.insert(0, above)
         top -= 1
+    if labels and not header_lines:  # no header above the labels: they stay text, as before
+        top += labels
     grid = not header_lines and not any(is_number(c.text) for c in split[0])
     if grid:  # a grid's first lines (those without figures) name its columns
         head = 1
