@@ -275,3 +275,24 @@ def test_a_statement_row_holds_an_amount_without_its_currency_sign():
     part = answer_part("How much cash did Apple generate from operating activities?", cands,
                        np.array([0.92, 1.0]), [], [[], []])
     assert part.chosen[0].text == answer  # before, the "$" row took the amount's bonus alone
+
+
+def test_passages_lacking_a_name_the_question_mentions_are_told_apart():
+    """sec-29: "Intel's R&D expense in the quarter ended April 1, 2023" was answered from Apple's statement of the
+    same date; a passage that lacks the name, where another holds it, now scores lower (ask.NAME_PENALTY)."""
+    import importlib
+
+    from kotae.types import Chunk, Hit
+
+    ask = importlib.import_module("kotae.answer.ask")
+
+    def hit(text: str, heading: tuple[str, ...], lang: str = "en") -> Hit:
+        return Hit(Chunk("id", "doc", "f.pdf", 1, heading, text, 0, len(text), lang))
+
+    apple = hit("Research and development | Three Months Ended April 1, 2023: 7,457", ("Apple Inc. Form 10-Q",))
+    intel = hit("Research and development | Three Months Ended Apr 1, 2023: 4,109", ("Intel Corporation Form 10-Q",))
+    rules = hit("研究開発費は4,109百万ドル。", ("インテル",), lang="ja")  # the other language: no telling
+    question = "What was Intel's research and development expense in the quarter ended April 1, 2023?"
+    assert ask._naming(question, [apple, intel, rules]) == [False, True, True]
+    assert ask._naming(question, [apple]) == [True]  # no passage holds it: nothing to tell apart
+    assert ask._naming("What was the research and development expense?", [apple, intel]) == [True, True]

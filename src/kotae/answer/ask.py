@@ -5,6 +5,7 @@ citations verified in code (`generate`); whenever the model fails, the extractiv
 """
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from kotae.answer.llm import LLM, LLMError
 from kotae.answer.prompt import dont_know, hyde_messages
 from kotae.chunking import detect_lang
 from kotae.embed.base import Embedder
-from kotae.search.analyze import analyze, words
+from kotae.search.analyze import analyze, names, words
 from kotae.search.gate import ASKING, absent_terms
 from kotae.search.searcher import Searcher, SearchResult
 from kotae.search.synonyms import matches, on_demand
@@ -43,6 +44,10 @@ NOISE_LINES = True
 # for several things, and a PDF or DOCX table (a statement's rows share their columns), still get the chunk.
 RECORD_ROWS = True
 RECORD_FILES = (".csv", ".tsv", ".xlsx", ".xlsm")
+# a sentence from a passage that lacks a name the question mentions, where another passage holds it, scores this much
+# less ("Intel's R&D expense in the quarter ended April 1, 2023" and Apple's statement of that date):
+# bench/reading.py --set sec10q --constant kotae.answer.ask.NAME_PENALTY=0
+NAME_PENALTY = 0.05
 ANSWER_PASSAGES = 4  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
@@ -191,6 +196,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     noisy = np.array([extractive.noise(c.text) for c in cands], dtype=float)
     captions = np.array([extractive.caption(c.text) for c in cands], dtype=float)
     other = _other_language(question, cands, searcher)
+    unnamed = np.array([not held for held in _naming(question, top)], dtype=float)[[c.source for c in cands]]
     out = []
     for i, (part, vec, toks, ws) in enumerate(zip(asked, part_vecs, part_tokens, part_words, strict=True)):
         qgroups = _term_groups(toks, syn) if syn else None
@@ -205,6 +211,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
             scores = scores - extractive.NOISE_PENALTY * noisy
         if not extractive.asks_figure(part):
             scores = scores - extractive.CAPTION_PENALTY * captions
+        scores = scores - NAME_PENALTY * unnamed
         if searcher.reranker is not None and searcher.settings.rerank_sentences > 0:
             scores = extractive.reranked(scores, [c.text for c in cands], part, searcher.reranker,
                                          searcher.settings.rerank_sentences, searcher.settings.rerank_sentence_pool)
@@ -213,6 +220,22 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
                                         absent=absent_terms(ws, df), absent_share=share))
     return complete.compose(out, detect_lang(question))
+
+
+def _naming(question: str, top: list[Hit]) -> list[bool]:
+    """Which passages hold (in their text, headings or file name) every name the question mentions ("Intel", "Aozora
+    Labs"): all True when none does, or when the question names nothing; a passage in the question's other language
+    counts as holding them (the name may be written otherwise there)."""
+    named = [tokens for _, tokens in names(question) if tokens] if NAME_PENALTY > 0 else []
+    lang = detect_lang(question)
+    held = []
+    for h in top:
+        if h.chunk.lang in ("ja", "en") and h.chunk.lang != lang:  # サンプル商事 is Sample Shoji: no telling
+            held.append(True)
+            continue
+        words_of = set(analyze(" ".join([h.chunk.text, *h.chunk.heading, os.path.basename(h.chunk.file)])))
+        held.append(all(all(t in words_of for t in tokens) for tokens in named))
+    return held if any(held) else [True] * len(top)
 
 
 def _translation_vector(part: str, tokens: list[str], searcher: Searcher) -> np.ndarray | None:
