@@ -373,6 +373,11 @@ def test_a_table_the_text_layer_gives_after_the_prose_below_it_goes_under_its_ca
     cut = row_sections([whole], [text], placed)
     assert [s.kind for s in cut] == ["text", "rows", "rows", "text"]
     assert cut[1].heading == ("2.1.7 Verifying function usage IDs", caption)
+    # a Japanese caption with Japanese prose between
+    ja = Found("表3 基本給", ("等級", "月額"), (("1級", "200,000"), ("2級", "250,000")), ("等級 月額", "1級 200,000", "2級 250,000"))
+    page_ja = "表3 基本給\n基本給は、表3に定める等級に応じて月額で支払う。\n第32条（諸手当）\n等級 月額\n1級 200,000\n2級 250,000"
+    (text_ja,), _ = place_tables([page_ja], {1: [ja]})
+    assert text_ja.index("表3 基本給") < text_ja.index("1級 | 月額: 200,000") < text_ja.index("基本給は、")
     # a caption right above its table, with no prose between: the text stays as the text layer has it
     short = "Intro line.\n" + caption + "\n(In millions)\n" + "\n".join(source) + "\nAfter the table."
     (kept,), _ = place_tables([short], {1: [table]})

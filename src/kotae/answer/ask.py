@@ -227,6 +227,8 @@ def _naming(question: str, top: list[Hit]) -> list[bool]:
     Labs"): all True when none does, or when the question names nothing; a passage in the question's other language
     counts as holding them (the name may be written otherwise there)."""
     named = [tokens for _, tokens in names(question) if tokens] if NAME_PENALTY > 0 else []
+    if not named:
+        return [True] * len(top)
     lang = detect_lang(question)
     held = []
     for h in top:

@@ -31,7 +31,8 @@ _CURRENCY = {"$", "€", "£", "¥"}
 _OPENING = set("([{")
 _LOW = set("_‗＿")
 _CAPTION = re.compile(r"(?:Table|TABLE|Tab\.|表)\s*[0-9０-９A-Z][\w.\-–]*\b")  # "Table 2-1 …", "表3"
-_PROSE = re.compile(r"^(?:\S+\s+){7,}\S*[.:]\s*$")  # a line of eight words or more that ends a sentence
+# a line of running text that ends a sentence: eight words or more, or twenty characters of Japanese ending in 。
+_PROSE = re.compile(r"^(?:\S+\s+){7,}\S*[.:]\s*$|^.{19,}[。：]\s*$")
 
 
 def looks_tabular(text: str) -> bool:
