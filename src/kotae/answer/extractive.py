@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kotae.chunking import split_sentences
-from kotae.ingest.headings import heading_of, is_structural
+from kotae.ingest.headings import heading_of, is_caption, is_structural
 
 if TYPE_CHECKING:
     from kotae.search.rerank import Reranker
@@ -286,17 +286,12 @@ def noise(text: str) -> bool:
 
 
 CAPTION_PENALTY = 0.05  # a figure's or table's caption is quoted only when nothing else scores near it (bench/answers.py)
-# "Figure 3-5 Special registers and adopted authority", "Table 5: Hurricane table (…)", 「図2　処理の流れ」, 「表1：付与日数」: a
-# label and number, then a title (capitalised, or after a colon or a space in Japanese); "Figure 3-5 shows …" and
-# 「表1のとおり…」 are sentences
-_CAPTION = re.compile(r"^(?:(?:Figure|Fig\.|Table|Chart|Exhibit|Diagram|Listing)\s+[A-Z]?\d+(?:[-.]\d+)*[a-z]?\s*[:.\-–—]?\s+"
-                      r"(?=[A-Z“\"(]|[^\x00-\x7f])|[図表]\s*[0-9０-９]+(?:[-‐－.．][0-9０-９]+)*(?:[\s\u3000]+|\s*[:：.．]\s*)(?![のにでをはが]))")
 _ASKS_FIGURE = re.compile(r"\b(?:figure|fig|table|chart|exhibit|diagram|listing)s?\b|[図表]", re.IGNORECASE)
 
 
 def caption(text: str) -> bool:
     """Whether a sentence is a figure's or table's caption: it names what a figure shows, it does not say it."""
-    return bool(_CAPTION.match(text))
+    return is_caption(text)
 
 
 def asks_figure(question: str) -> bool:

@@ -13,6 +13,18 @@ Heading = tuple[int, str]  # (level, label shown in the heading path)
 
 _NUM = r"[0-9０-９〇零一二三四五六七八九十百千]+"
 _JA = re.compile(rf"第{_NUM}(編|章|節|款|目|条)(?:の[0-9０-９一二三四五六七八九十]+)*(?=[\s\u3000（(]|$)")
+
+# "Figure 3-5 Special registers and adopted authority", "Table 5: Hurricane table (…)", 「図2　処理の流れ」, 「表1：付与日数」: a
+# label and number, then a title (capitalised, or after a colon or a space in Japanese); "Figure 3-5 shows …" and
+# 「表1のとおり…」 are sentences
+_FIGURE_CAPTION = re.compile(r"^(?:(?:Figure|Fig\.|Table|Chart|Exhibit|Diagram|Listing)\s+[A-Z]?\d+(?:[-.]\d+)*[a-z]?\s*[:.\-–—]?\s+"
+                             r"(?=[A-Z“\"(]|[^\x00-\x7f])|[図表]\s*[0-9０-９]+(?:[-‐－.．][0-9０-９]+)*(?:[\s\u3000]+|\s*[:：.．]\s*)(?![のにでをはが]))")
+
+
+def is_caption(line: str) -> bool:
+    """Whether a line is a figure's or table's caption: it names what a figure or table shows, it does not say it."""
+    return bool(_FIGURE_CAPTION.match(line.strip()))
+
 _JA_LEVEL = {"編": 0, "章": 1, "節": 2, "款": 3, "目": 4, "条": 5}
 _CAPTION = re.compile(r"[（(][^（）()]{1,30}[）)]")
 _EN_KEYWORD = re.compile(

@@ -18,6 +18,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from kotae.ingest.clean import join_surrogates, running_keys
+from kotae.ingest.headings import is_caption
 from kotae.ingest.pdf_ruled import CJK, continued, grids, ruled_tables
 from kotae.ingest.pdf_rules import page_rules
 from kotae.ingest.pdf_tables import Table, Word, find_tables, lines_from_words
@@ -30,7 +31,6 @@ _SPACE = re.compile(r"\s+")
 _CURRENCY = {"$", "€", "£", "¥"}
 _OPENING = set("([{")
 _LOW = set("_‗＿")
-_CAPTION = re.compile(r"(?:Table|TABLE|Tab\.|表)\s*[0-9０-９A-Z][\w.\-–]*\b")  # "Table 2-1 …", "表3"
 # a line of running text that ends a sentence: eight words or more, or twenty characters of Japanese ending in 。
 _PROSE = re.compile(r"^(?:\S+\s+){7,}\S*[.:]\s*$|^.{19,}[。：]\s*$")
 
@@ -277,7 +277,7 @@ def _caption_end(before: str, title: str) -> int | None:
     """Where the line after the table's numbered caption ("Table 2-1 …", 「表3 …」: printed right above its table)
     starts in the text before the table, when prose stands between them (a line of running text: the text layer
     read the table after what is printed under it); else None."""
-    if not _CAPTION.match(title):
+    if not is_caption(title):
         return None
     lines = before.split("\n")
     at = [i for i, line in enumerate(lines) if line.strip() == title.strip()]
