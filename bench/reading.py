@@ -1,7 +1,7 @@
 """Reading real documents: page hit@1/@5 and "must_contain in the top-5 passages" on the reading golden sets.
 
     python bench/reading.py [--shared ../shared/data] [--set sec10q|layout|all] [--modes hybrid,dense,keyword]
-        [--option search.translation_weight=0.5,0] [--constant kotae.answer.ask.TABLE_ROWS=true] [--index /tmp/keep]
+        [--option search.translation_weight=0.5,0] [--constant kotae.answer.extractive.TABLE_ROWS=false] [--index /tmp/keep]
 
 Sets (bench/golden/README.md): sec10q (questions over financial-statement tables in 20 10-Q filings, ALL 20
 filings in one index) and layout (multi-column, table, header/footer and vertical-text questions over the

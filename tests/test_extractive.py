@@ -203,8 +203,10 @@ def test_a_sentence_brings_its_proviso_whatever_its_words(monkeypatch):
 def test_a_passage_of_records_gives_one_candidate_a_row():
     rows = ("code: EX-101 | category: 交通費 | description: 電車・バス等の運賃（業務上の移動。通勤は対象外） | approval: 上長\n"
             "code: EX-106 | category: Ferry and bus charter | approval: Department head")
-    whole = candidates([rows])
-    # as prose, the 。 inside the first row cuts it, and its second half runs on into the next row
+    # a row in prose is one candidate: the 。 inside the first row does not cut it
+    assert [c.text for c in candidates([rows])] == rows.split("\n")
+    # a table's own passage is read as sentences: the 。 cuts the first row, its second half runs on into the next row
+    whole = candidates([rows], tables=[True])
     assert len(whole) == 2 and whole[1].text.startswith("通勤は対象外） | approval: 上長 code: EX-106")
     assert [c.text for c in candidates([rows], records=[True])] == rows.split("\n")
     many = "\n".join(f"code: EX-{n:03d} | approval: Manager {n}" for n in range(40))

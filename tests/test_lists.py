@@ -8,7 +8,7 @@ import numpy as np
 
 from kotae.answer import checks
 from kotae.answer.complete import answer_part
-from kotae.answer.extractive import candidates, pick
+from kotae.answer.extractive import candidates, pick, rows_only
 from kotae.answer.lists import complete_lists
 
 PAGE9 = ("第48条（解雇）\n従業員が次のいずれかに該当するときは、解雇することがある。\n"
@@ -158,3 +158,37 @@ def test_a_numbered_japanese_list_item_is_no_heading_line():
     text = ("申請の際は、次の書類を添付してください。\n1. 利用する経路と1か月定期券の運賃がわかる画面の写し\n"
             "2. 自宅から最寄り駅までの経路図\n3. 住民票記載事項証明書の写し（住所が変わった場合のみ）")
     assert [c.text[:5] for c in candidates([text])] == ["申請の際は", "1. 利用", "2. 自宅", "3. 住民"]
+
+
+# redp5110_sampled.pdf p.8: the sentence naming the table, its caption, then the rows (the table's own chunk)
+FUNCTION_USAGE = ("The FUNCTION_USAGE view contains function usage configuration details. Table 2-1\n"
+                  "describes the columns in the FUNCTION_USAGE view.\nTable 2-1 FUNCTION_USAGE view")
+ROWS = ("\nColumn name: FUNCTION_ID | Data type: VARCHAR(30) | Description: ID of the function.\n"
+        "Column name: USAGE | Data type: VARCHAR(7) | Description: Usage setting: ALLOWED: The user profile is allowed "
+        "to use the function. DENIED: The user profile is not allowed to use the function.\n"
+        "To discover who has authorization to define and manage RCAC, you can use the query in Example 2-1.")
+
+
+def test_a_sentence_naming_a_table_comes_with_the_tables_rows():
+    _, suffix = complete_lists("", FUNCTION_USAGE, ROWS)
+    assert suffix.strip().startswith("Column name: FUNCTION_ID") and suffix.endswith("not allowed to use the function.")
+    cands = candidates([FUNCTION_USAGE + suffix])
+    assert [c.text[:18] for c in cands] == ["The FUNCTION_USAGE", "Table 2-1 describe", "Table 2-1 FUNCTION",
+                                            "Column name: FUNCT", "Column name: USAGE"]  # each row whole, stops and all
+    chosen = pick(cands, np.array([0.5, 1.0, 0.6, 0.6, 0.6]))  # the rows follow the sentence, the caption passed over
+    assert [c.text[:18] for c in chosen] == ["Table 2-1 describe", "Column name: FUNCT", "Column name: USAGE"]
+    # 「表1のとおり」 alike, with a Japanese caption between; a sentence that names no table brings nothing
+    _, ja = complete_lists("", "手当の額は表1のとおりとする。\n", "表1 手当\n名称: 住宅手当 | 月額: 1万円\n名称: 通勤手当 | 月額: 実費\n第9条（賞与）")
+    assert ja.split("\n") == ["表1 手当", "名称: 住宅手当 | 月額: 1万円", "名称: 通勤手当 | 月額: 実費"]
+    assert complete_lists("", "手当は別に定める。\n", "名称: 住宅手当 | 月額: 1万円") == ("", "")
+
+
+def test_a_tables_own_rows_stay_as_they_are_read():
+    """A statement's chunk (the table's own passage) is read as sentences, not row by row: a question asking for
+    several rows gets them all (rows one by one answered fewer 10-Q questions)."""
+    rows = "Total assets | $462,675 | $464,378\nTotal liabilities | $300,000 | $310,000"
+    assert [c.text for c in candidates([rows], tables=[True])] == [" ".join(rows.split())]
+    assert [c.text for c in candidates([rows])] == rows.split("\n")  # rows in prose: each whole
+    # a table's own passage: its rows, a title line over them at most (a DOCX table's chunk has no row numbers)
+    assert rows_only(rows) and rows_only("Leave\n" + rows) and rows_only("A: 1 | B: 2")
+    assert not rows_only("Table 2-1 describes the columns.\nFUNCTION_USAGE view\n" + rows) and not rows_only("")

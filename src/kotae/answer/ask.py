@@ -178,7 +178,8 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     top = hits[:ANSWER_PASSAGES if passages is None else passages]
     by_row = RECORD_ROWS and not checks.asks_list(question)
     records = [by_row and h.chunk.rows is not None and h.chunk.file.lower().endswith(RECORD_FILES) for h in top]
-    cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top], records=records)
+    cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top], records=records,
+                                  tables=[h.chunk.rows is not None or extractive.rows_only(h.chunk.text) for h in top])
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
         return complete.Composed((only,), (), "complete", ())

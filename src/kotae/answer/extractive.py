@@ -137,9 +137,26 @@ def _clause_number(sentence: str) -> str:
 _GOES_ON = re.compile(r"^[をにがはとのでもへや]")
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
+def _spans(text: str, table: bool = False) -> list[tuple[int, int]]:
     """Sentence spans, with a sentence cut at 。 inside brackets or a list
-    item wrapped onto the next line (「…転換できない等、\n就業に適さないとき」) rejoined."""
+    item wrapped onto the next line (「…転換できない等、\n就業に適さないとき」) rejoined; in prose, a table's row ("column:
+    value | …", `ROW`: a table brought by its lead-in) is one span, whatever stops it holds. A `table`'s own passage is
+    read as sentences: rows that end in no stop run together, and a statement's chunk is quoted whole (a question
+    asking for several rows gets them all; rows one by one answered fewer 10-Q questions)."""
+    if table or not (TABLE_ROWS and ROW.search(text)):
+        return _sentence_spans(text)
+    out: list[tuple[int, int]] = []
+    prose = 0  # where the text since the last row begins
+    for a, b in _lines(text):
+        if ROW.search(text[a:b]):
+            out += [(prose + x, prose + y) for x, y in _sentence_spans(text[prose:a])]
+            lead = len(text[a:b]) - len(text[a:b].lstrip())
+            out.append((a + lead, a + len(text[a:b].rstrip())))
+            prose = b
+    return out + [(prose + x, prose + y) for x, y in _sentence_spans(text[prose:])]
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for a, b in split_sentences(text):
         if out and _GOES_ON.match(text[a:b]) and text[out[-1][1] - 1] in "）)」』":
@@ -157,14 +174,16 @@ def _spans(text: str) -> list[tuple[int, int]]:
 
 
 def candidates(passages: Sequence[str], headings: Sequence[Sequence[str]] = (),
-               limit_per_passage: int = 16, records: Sequence[bool] = ()) -> list[Candidate]:
+               limit_per_passage: int = 16, records: Sequence[bool] = (),
+               tables: Sequence[bool] = ()) -> list[Candidate]:
     """Sentences of each passage; heading lines and fragments left out. A passage of records (`records`: a
-    spreadsheet's or CSV's rows, one a line, each about its own thing) gives one candidate a row."""
+    spreadsheet's or CSV's rows, one a line, each about its own thing) gives one candidate a row; a table's own
+    passage (`tables`) is read as sentences (`_spans`)."""
     out: list[Candidate] = []
     for i, text in enumerate(passages):
         heads = {tidy(h) for h in (headings[i] if i < len(headings) else ())}
         record = i < len(records) and records[i]
-        spans = _lines(text) if record else _spans(text)
+        spans = _lines(text) if record else _spans(text, i < len(tables) and tables[i])
         sents = [(a, b, tidy(_clause_number(_drop_title_lines(text[a:b])))) for a, b in spans]
         titles = {a for (a, _, t), (_, _, nxt) in itertools.pairwise(sents)
                   if LIST_TITLES and list_title(t, nxt)}
@@ -390,6 +409,11 @@ LEAD_IN = re.compile(r"(次の|以下の|下記の?|左記の?|次に掲げる|a
 ITEM = re.compile(r"^\s*(?:[（(]\s*(?:[0-9０-９]{1,2}|[a-zA-Zア-ン一二三四五六七八九十]{1,2})\s*[）)]|[0-9０-９]{1,2}[.)．）]\s"
                   r"|[①-⑳]|[・•●○■□◆◇▪‐\-–*]\s?)")
 MAX_ITEMS = 8
+# A sentence naming a table, or a lead-in, over the table's rows (each "column: value | column: value", as the readers
+# render them) comes with the rows as with a list's items: bench/answers.py --constant kotae.answer.extractive.TABLE_ROWS=false
+TABLE_ROWS = True
+TABLE_NAMED = re.compile(r"\b(?:Table|Tab\.)\s+[A-Z]?\d+(?:[-.]\d+)*\b|表\s*[0-9０-９]+(?:[-‐－.．][0-9０-９]+)*(?![0-9０-９])")
+ROW = re.compile(r"\S \| \S")
 
 
 # A slide's or a document's title line over a bulleted list (「今後の課題」 over 「• 類似度の計算方法の改善 …」) introduces
@@ -419,7 +443,7 @@ def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[
     sentences that follow it in its passage (an item chosen for itself comes after its lead-in too, not before
     it). A runner-up title is left out: alone it says nothing, and another slide's list is not what was asked."""
     items = {c: items_of(c, cands) for i, c in enumerate(chosen)
-             if LEAD_IN.search(c.text) or (i == 0 and _titles(c, cands))}
+             if LEAD_IN.search(c.text) or (i == 0 and _titles(c, cands)) or names_table(c.text)}
     owned = {x for run in items.values() for x in run}
     out: list[Candidate] = []
     for i, c in enumerate(chosen):
@@ -431,11 +455,27 @@ def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[
 
 
 def items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
-    """The item sentences right after `lead_in` in its passage (up to MAX_ITEMS)."""
+    """The item sentences right after `lead_in` in its passage (up to MAX_ITEMS), or the table rows ("column: value
+    | …") there, a caption between passed over."""
     after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
+    if TABLE_ROWS and after and caption(after[0].text) and len(after) > 1 and ROW.search(after[1].text):
+        after = after[1:]
+    rows = TABLE_ROWS and bool(after) and bool(ROW.search(after[0].text)) and not ITEM.match(after[0].text)
     run = []
     for x in after[:MAX_ITEMS]:
-        if not ITEM.match(x.text):
+        if not (ROW.search(x.text) if rows else ITEM.match(x.text)):
             break
         run.append(x)
     return run
+
+
+def rows_only(text: str) -> bool:
+    """Whether a passage is a table's own: every line but a title line over them is a row ("column: value | …")."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    return bool(lines) and all(ROW.search(x) for x in lines[1:] or lines)
+
+
+def names_table(sentence: str) -> bool:
+    """Whether a sentence names a table ("Table 2-1 describes the columns…", 「表1のとおり」): followed by the table's
+    rows, it introduces them as a lead-in does."""
+    return TABLE_ROWS and bool(TABLE_NAMED.search(sentence))

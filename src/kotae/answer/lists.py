@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from kotae.answer.extractive import ITEM, LEAD_IN, MAX_ITEMS
+from kotae.answer import extractive
+from kotae.answer.extractive import ITEM, LEAD_IN, MAX_ITEMS, ROW, caption, names_table
 
 __all__ = ["CONTEXT_CHARS", "complete_lists"]
 
@@ -26,7 +27,7 @@ def _logical(raw: str) -> list[str]:
     for line in raw.splitlines(keepends=True):
         body = line.strip()
         if out and body and not ITEM.match(body) and not _STARTS.match(body) and out[-1].strip() and out[-1].strip()[-1] not in _ENDS \
-                and not LEAD_IN.search(out[-1].strip()):
+                and not LEAD_IN.search(out[-1].strip()) and not ROW.search(body) and not ROW.search(out[-1]):
             out[-1] += line
         else:
             out.append(line)
@@ -60,20 +61,33 @@ def _after(text: str, after: str) -> str:
         return ""
     last = " ".join(lines[-1].split())
     mid_line = not text.endswith("\n") and not after.startswith("\n")
-    if not (LEAD_IN.search(last) or ITEM.match(last)):
+    table = extractive.TABLE_ROWS and (names_table(last) or caption(last))  # the table's rows may follow (its caption between)
+    if not (LEAD_IN.search(last) or ITEM.match(last) or table):
         return ""
     out: list[str] = []
+    caption_line = ""  # a table's caption between the chunk and the table's rows
+    kind = None  # ITEM or ROW, as the first item is
+    taken = 0
     for n, line in enumerate(_logical(after)):
         body = line.strip()
-        if n == 0 and mid_line and not ITEM.match(body):  # the rest of the chunk's last line
+        if n == 0 and mid_line and not ITEM.match(body) and not ROW.search(body):  # the rest of the chunk's last line
             out.append(line)
             continue
         if not body and not any(x.strip() for x in out):  # a blank line before the first item (Markdown's
             out.append(line)                              # "as follows:" + blank line, or the next page joined on)
             continue
-        if not body or not ITEM.match(body) or len(out) >= MAX_ITEMS:
+        if table and not taken and not caption_line and caption(body):
+            caption_line = line
+            continue
+        rows_may = extractive.TABLE_ROWS and not ITEM.match(last)  # rows after a lead-in or a table's name, not after an item
+        kind = kind or (ITEM if ITEM.match(body) else ROW if rows_may and ROW.search(body) else None)
+        if not body or kind is None or not kind.search(body) or taken >= MAX_ITEMS:
             break
+        if caption_line:
+            out.append(caption_line)
+            caption_line = ""
         out.append(line)
+        taken += 1
     return "".join(out)
 
 
