@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import machine, write
 
 from kotae import Kotae, Record
+from kotae.chunking import lang as lang_module
 from kotae.config import Settings
 from kotae.eval import load_golden
 from kotae.search import autocal, docnull, hubness
@@ -106,7 +107,8 @@ EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "gate coverage with synonyms": (searcher_module, "GATE_COVERAGE_SYNONYMS", None),
                "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense)),
                "contents behind passages": ("search", "navigation_last", None),  # "search": a search setting
-               "dates first": ("search", "dates_first", None)}
+               "dates first": ("search", "dates_first", None),
+               "hiragana questions Japanese": (lang_module, "QUESTION_HIRAGANA", None)}
 
 
 class Flip:

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 import pytest
 
-from kotae.chunking import chunk_document, detect_lang, split_sentences
+from kotae.chunking import chunk_document, detect_lang, question_lang, split_sentences
 from kotae.errors import DocumentError
 from kotae.types import Chunk, ParsedDocument, Section
 
@@ -188,6 +188,20 @@ def test_spans_cover_all_text_in_order_trimmed(text):
 )
 def test_detect_lang(text, lang):
     assert detect_lang(text) == lang
+
+
+@pytest.mark.parametrize(
+    "question, lang",
+    [
+        ("Aozora LabsのPCは何分操作しないと画面ロックされますか。", "ja"),  # Japanese grammar, Latin names
+        ("DB2 for iで行と列のアクセス制御を有効化するSQLは？", "ja"),
+        ("What does 有給休暇 mean in the Sample Shoji rules?", "en"),
+        ("kotae 検索 機能", "mixed"),  # no hiragana: nothing tells its grammar
+        ("When are wages paid?", "en"),
+    ],
+)
+def test_a_question_is_in_the_language_of_its_grammar(question, lang):
+    assert question_lang(question) == lang
 
 
 # --- budgets -------------------------------------------------------------------------------------

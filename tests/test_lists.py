@@ -4,6 +4,8 @@ inside brackets is rejoined; an identifier's digits are no quantity; deadline an
 sentences that hold one."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from kotae.answer import checks
@@ -192,3 +194,29 @@ def test_a_tables_own_rows_stay_as_they_are_read():
     # a table's own passage: its rows, a title line over them at most (a DOCX table's chunk has no row numbers)
     assert rows_only(rows) and rows_only("Leave\n" + rows) and rows_only("A: 1 | B: 2")
     assert not rows_only("Table 2-1 describes the columns.\nFUNCTION_USAGE view\n" + rows) and not rows_only("")
+
+
+def test_the_rows_a_sentence_brings_cite_the_tables_own_passage(tmp_path, monkeypatch):
+    """The rows come with the sentence naming their table, and each row cites the passage it is written in (so the
+    citation highlights it), not the sentence's."""
+    from conftest import FakeEmbedder
+    from kotae import Kotae
+    from kotae.config import load_settings
+    from kotae.store import open_store
+
+    doc = tmp_path / "fees.md"
+    doc.write_text("# Facilities\n\nThe building has a garage and lockers for staff. Table 1 lists the monthly fees for "
+                   "staff facilities.\n\nTable 1 Monthly fees\n\n| Facility | Monthly fee |\n|---|---|\n"
+                   "| Parking space | 5,000 yen |\n| Locker | 300 yen |\n| Bicycle rack | 200 yen |\n\n# Other\n\n"
+                   "The cafeteria opens at noon.\n", encoding="utf-8")
+    settings = load_settings({"search.gate.min_margin": -1.0, "search.gate.min_coverage": 0.0}, env={})
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), settings) as k:
+        k.index([str(doc)])
+        question = "Which monthly fees does Table 1 list for staff facilities?"
+        answer = k.ask(question)
+        assert answer.answer.startswith("Table 1 lists the monthly fees for staff facilities.[1] Facility: Parking "
+                                        "space | Monthly fee: 5,000 yen[2]"), answer.answer
+        assert "Bicycle rack | Monthly fee: 200 yen[2]" in answer.answer and "Table 1 Monthly fees" not in answer.answer
+        assert answer.sources[1].hit.chunk.text.startswith("Facility: Parking space")
+        monkeypatch.setattr(importlib.import_module("kotae.answer.ask"), "CITE_WHERE_WRITTEN", False)
+        assert "Parking space | Monthly fee: 5,000 yen[1]" in k.ask(question).answer  # cited where it was read

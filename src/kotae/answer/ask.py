@@ -17,7 +17,7 @@ from kotae.answer import checks, complete, extractive
 from kotae.answer.lists import CONTEXT_CHARS, complete_lists
 from kotae.answer.llm import LLM, LLMError
 from kotae.answer.prompt import dont_know, hyde_messages
-from kotae.chunking import detect_lang
+from kotae.chunking import detect_lang, question_lang
 from kotae.embed.base import Embedder
 from kotae.search.analyze import analyze, names, words
 from kotae.search.gate import ASKING, absent_terms
@@ -48,6 +48,9 @@ RECORD_FILES = (".csv", ".tsv", ".xlsx", ".xlsm")
 # less ("Intel's R&D expense in the quarter ended April 1, 2023" and Apple's statement of that date):
 # bench/reading.py --set sec10q --constant kotae.answer.ask.NAME_PENALTY=0
 NAME_PENALTY = 0.05
+# A sentence read from the page beyond its chunk (a list's items, a table's rows) cites its own chunk when that is
+# among the hits (`_cited_where_written`), so the citation highlights it.
+CITE_WHERE_WRITTEN = True
 ANSWER_PASSAGES = 4  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
@@ -178,7 +181,8 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     top = hits[:ANSWER_PASSAGES if passages is None else passages]
     by_row = RECORD_ROWS and not checks.asks_list(question)
     records = [by_row and h.chunk.rows is not None and h.chunk.file.lower().endswith(RECORD_FILES) for h in top]
-    cands = extractive.candidates(_whole_lists(top, searcher), [h.chunk.heading for h in top], records=records,
+    whole = _whole_lists(top, searcher)
+    cands = extractive.candidates([text for text, _ in whole], [h.chunk.heading for h in top], records=records,
                                   tables=[h.chunk.rows is not None or extractive.rows_only(h.chunk.text) for h in top])
     if not cands:
         only = extractive.Candidate(extractive.tidy(hits[0].chunk.text), 0, 0)
@@ -220,7 +224,23 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
         share = sum(df.get(t, 0) == 0 for t in content) / len(content) if content else 0.0
         out.append(complete.answer_part(part, cands, scores, toks, cand_tokens, first=i == 0,
                                         absent=absent_terms(ws, df), absent_share=share))
-    return complete.compose(out, detect_lang(question))
+    composed = complete.compose(out, question_lang(question))
+    return replace(composed, sentences=tuple(_cited_where_written(c, whole, hits) for c in composed.sentences))
+
+
+def _cited_where_written(c: extractive.Candidate, whole: list[tuple[str, tuple[int, int]]],
+                         hits: list[Hit]) -> extractive.Candidate:
+    """`c`, citing the hit whose own passage holds it: a sentence taken from the page beyond its chunk (a list's
+    items, a table's rows: `_whole_lists`) cites the hit that is that text's own chunk when one is among the hits,
+    so its citation highlights it; else the chunk it was read with."""
+    own = whole[c.source][1]
+    if not CITE_WHERE_WRITTEN or c.end < 0 or own[0] <= c.start and c.end <= own[1]:
+        return c
+    said = extractive.said(c.text)
+    for i, h in enumerate(hits):
+        if i != c.source and said in extractive.said(h.chunk.text):
+            return replace(c, source=i)
+    return c
 
 
 def _naming(question: str, top: list[Hit]) -> list[bool]:
@@ -230,7 +250,7 @@ def _naming(question: str, top: list[Hit]) -> list[bool]:
     named = [tokens for _, tokens in names(question) if tokens] if NAME_PENALTY > 0 else []
     if not named:
         return [True] * len(top)
-    lang = detect_lang(question)
+    lang = question_lang(question)
     held = []
     for h in top:
         if h.chunk.lang in ("ja", "en") and h.chunk.lang != lang:  # サンプル商事 is Sample Shoji: no telling
@@ -253,7 +273,7 @@ def _other_language(question: str, cands: list[extractive.Candidate], searcher: 
     if (not SENTENCE_TRANSLATED or searcher.settings.translation_dense <= 0
             or searcher.translation_source(question) is None):
         return np.zeros(len(cands), dtype=bool)
-    own = detect_lang(question)
+    own = question_lang(question)
     return np.array([detect_lang(_values(c.text) if ROW_LANGUAGE else c.text) not in (own, "mixed") for c in cands],
                     dtype=bool)
 
@@ -276,9 +296,10 @@ def _term_groups(tokens: list[str], syn) -> dict[str, frozenset[int]]:  # type: 
     return {t: frozenset(gs) for t, gs in out.items()}
 
 
-def _whole_lists(hits: list[Hit], searcher: Searcher) -> list[str]:
-    """The hits' texts, each with the lead-in or items of a list its chunk boundary cut off (kotae.answer.lists),
-    taken from the page text around it (and the previous or next page's, at a page edge)."""
+def _whole_lists(hits: list[Hit], searcher: Searcher) -> list[tuple[str, tuple[int, int]]]:
+    """The hits' texts, each with the lead-in or items of a list (or a table's rows) its chunk boundary cut off
+    (kotae.answer.lists), taken from the page text around it (and the previous or next page's, at a page edge);
+    each with where its chunk's own text lies in it."""
     pages: dict[tuple[str, int], str] = {}
 
     def page(doc: str, n: int) -> str:
@@ -291,7 +312,7 @@ def _whole_lists(hits: list[Hit], searcher: Searcher) -> list[str]:
         c = h.chunk
         text = page(c.doc_id, c.page)
         if c.rows is not None or text[c.start:c.end] != c.text:  # a table's rows, or offsets that do not match
-            out.append(c.text)
+            out.append((c.text, (0, len(c.text))))
             continue
         before = text[max(0, c.start - CONTEXT_CHARS):c.start]
         after = text[c.end:c.end + CONTEXT_CHARS]
@@ -300,5 +321,5 @@ def _whole_lists(hits: list[Hit], searcher: Searcher) -> list[str]:
         if c.end + CONTEXT_CHARS > len(text):
             after = after.rstrip() + "\n" + page(c.doc_id, c.page + 1)[:CONTEXT_CHARS]
         prefix, suffix = complete_lists(before, c.text, after)
-        out.append(prefix + c.text + suffix)
+        out.append((prefix + c.text + suffix, (len(prefix), len(prefix) + len(c.text))))
     return out

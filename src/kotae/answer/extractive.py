@@ -245,14 +245,14 @@ def follow_on(chosen: Sequence[Candidate], cands: Sequence[Candidate],
               novelty_of: Callable[[Candidate], float]) -> list[Candidate]:
     """`chosen` with, right after each sentence that restates the question (its `novelty` at most FOLLOW_NOVELTY),
     or after the first when its proviso follows it (`PROVISO`: ただし…, Otherwise…; a runner-up's would only
-    lengthen what is not the answer), and that announces no list (its items come with it anyway), the sentence
+    lengthen what is not the answer), and that announces no list or table (its items come with it anyway), the sentence
     that follows it in its passage, unless that one is chosen already or is a noise line."""
     out: list[Candidate] = []
     for i, c in enumerate(chosen):
         if c in out:
             continue
         out.append(c)
-        if c.end < 0 or LEAD_IN.search(c.text):
+        if c.end < 0 or LEAD_IN.search(c.text) or (names_table(c.text) and items_of(c, cands)):
             continue
         nxt = [x for x in cands if x.source == c.source and c.end <= x.start <= c.end + FOLLOW_GAP]
         proviso = i == 0 and bool(nxt) and PROVISOS and bool(PROVISO.match(nxt[0].text))
@@ -395,6 +395,11 @@ def lead_in_of(item: Candidate, cands: Sequence[Candidate]) -> Candidate | None:
     return None
 
 
+def said(text: str) -> str:
+    """What a text says, its letters and digits alone (`_said`)."""
+    return _said(tidy(text))
+
+
 def _said(text: str) -> str:
     """What a sentence says, for telling repeats apart: its letters and digits alone (the same line in a PDF and
     in its DOCX copy differs in a dash, a quote or a space)."""
@@ -445,6 +450,7 @@ def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[
     items = {c: items_of(c, cands) for i, c in enumerate(chosen)
              if LEAD_IN.search(c.text) or (i == 0 and _titles(c, cands)) or names_table(c.text)}
     owned = {x for run in items.values() for x in run}
+    owned |= {cap for c, run in items.items() if run and (cap := _caption_over(c, cands)) is not None}  # said already
     out: list[Candidate] = []
     for i, c in enumerate(chosen):
         if c in out or (c in owned and c not in items) or (i > 0 and c not in items and _titles(c, cands)):
@@ -458,7 +464,7 @@ def items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
     """The item sentences right after `lead_in` in its passage (up to MAX_ITEMS), or the table rows ("column: value
     | …") there, a caption between passed over."""
     after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
-    if TABLE_ROWS and after and caption(after[0].text) and len(after) > 1 and ROW.search(after[1].text):
+    if _caption_over(lead_in, cands) is not None:
         after = after[1:]
     rows = TABLE_ROWS and bool(after) and bool(ROW.search(after[0].text)) and not ITEM.match(after[0].text)
     run = []
@@ -467,6 +473,14 @@ def items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
             break
         run.append(x)
     return run
+
+
+def _caption_over(lead_in: Candidate, cands: Sequence[Candidate]) -> Candidate | None:
+    """The table caption right after `lead_in` in its passage, over the table's first row, or None."""
+    after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
+    if TABLE_ROWS and len(after) > 1 and caption(after[0].text) and ROW.search(after[1].text):
+        return after[0]
+    return None
 
 
 def rows_only(text: str) -> bool:

@@ -4,7 +4,7 @@ Pure functions, plain data in and out; the token counter is passed in, nothing i
 """
 
 from kotae.chunking.chunker import chunk_document, chunk_id
-from kotae.chunking.lang import detect_lang
+from kotae.chunking.lang import detect_lang, question_lang
 from kotae.chunking.sentences import split_sentences
 
-__all__ = ["chunk_document", "chunk_id", "detect_lang", "split_sentences"]
+__all__ = ["chunk_document", "chunk_id", "detect_lang", "question_lang", "split_sentences"]

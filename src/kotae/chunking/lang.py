@@ -63,3 +63,18 @@ def detect_lang(text: str) -> str:
     if latin * 2 > total:
         return "en"
     return "other"
+
+
+# Japanese grammar: a question with a particle or an inflection in hiragana is asked in Japanese, whatever Latin
+# names and terms it holds (`question_lang`); the bench/README section "A question's language" measures it.
+QUESTION_HIRAGANA = True
+
+
+def question_lang(text: str) -> str:
+    """The language a question is asked in: `detect_lang`, except that a "mixed" question holding hiragana is
+    Japanese ("Aozora LabsのPCは何分操作しないと画面ロックされますか。": its Latin letters are names and terms,
+    its grammar is Japanese), so it is searched, translated and gated as a Japanese question."""
+    lang = detect_lang(text)
+    if lang == "mixed" and QUESTION_HIRAGANA and any("\u3041" <= ch <= "\u309f" for ch in text):
+        return "ja"
+    return lang

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from kotae.chunking import detect_lang
+from kotae.chunking import question_lang
 from kotae.config import MODES, SearchSettings
 from kotae.embed.base import Embedder
 from kotae.embed.memo import PassageMemo
@@ -280,7 +280,7 @@ class Searcher:
         English words is "mixed": JSQuAD's Wikipedia paragraphs translate nothing). None: no translation."""
         if self.settings.translations <= 0 or not query:
             return None
-        lang = detect_lang(query)
+        lang = question_lang(query)
         if lang not in lexicon.SOURCES:
             return None
         return lang if self.lang_counts().get("en" if lang == "ja" else "ja", 0) > 0 else None
@@ -307,7 +307,7 @@ class Searcher:
         if stats is None:
             return ranked
         s = self.settings
-        return place_other(ranked, dense, langs, detect_lang(query), qvec, stats, s.other_language_slots,
+        return place_other(ranked, dense, langs, question_lang(query), qvec, stats, s.other_language_slots,
                            s.other_language_rank)
 
     def language_stats(self) -> tuple[dict[int, str], LangStats | None]:
@@ -390,7 +390,7 @@ class Searcher:
         langs, stats = self.language_stats()
         lang = langs.get(dense[0][0]) if stats is not None else None
         if lang == "mixed":
-            lang = "en" if detect_lang(query) == "en" else "ja"
+            lang = "en" if question_lang(query) == "en" else "ja"
         if stats is None or lang is None or lang not in stats.mean:
             return margin
         q = np.asarray(qvec, dtype=np.float64)
@@ -461,7 +461,7 @@ class Searcher:
         mixed = (mixed / np.linalg.norm(mixed)).astype(np.float32)
         both, _ = self._dense_search(mixed, n, doc_ids)
         langs, stats = self.language_stats()
-        target = "ja" if detect_lang(query) == "en" else "en"
+        target = "ja" if question_lang(query) == "en" else "en"
         return take_back(dense, both, langs, target, qvec, mixed, stats, MATCH_SHARE)[:n]
 
     def _dense_search(self, vec: np.ndarray, n: int, doc_ids: set[str] | None) -> tuple[list[tuple[int, float]], float]:
@@ -540,7 +540,7 @@ class Searcher:
     def _gate(self, query: str, qtokens: list[str], df: dict[str, int], n_chunks: int, top_sim: float,
               margin: float, hits: list[Hit], lifted: float | None = None) -> GateDecision:
         terms = list(dict.fromkeys(qtokens))
-        lang = detect_lang(query)
+        lang = question_lang(query)
         passages = [analyze(h.chunk.text) for h in hits[:3]]
         if self.settings.synonyms and GATE_COVERAGE_SYNONYMS:
             # ボーナス covered by a passage that says 賞与; not across languages (the dictionary's English members:
@@ -618,7 +618,7 @@ class Searcher:
         """The search tokens of an English question's names that read as romanised Japanese
         (`lexicon.romanised_japanese`), where the corpus holds Japanese: words the documents may write in kanji,
         so neither absent nor named as absent (`ROMANISED_NAMES`)."""
-        if not ROMANISED_NAMES or _lexicon_side(detect_lang(query)) != "en" or not self._holds_other("en"):
+        if not ROMANISED_NAMES or _lexicon_side(question_lang(query)) != "en" or not self._holds_other("en"):
             return frozenset()
         return frozenset(t for w, toks in names(query) if lexicon.romanised_japanese(w) for t in toks)
 
@@ -637,7 +637,7 @@ class Searcher:
         France ↔ フランス). Over a corpus mostly in the other language a name the lexicon does not know cannot
         be told absent (ハーバード may be written Harvard there), and no names are looked for where the corpus
         barely holds the question's language (`MIN_NAME_SHARE`)."""
-        lang = detect_lang(query)
+        lang = question_lang(query)
         source = _lexicon_side(lang)
         share = self.lang_share(source or lang)
         found = names(query) if source and share >= MIN_NAME_SHARE else []
@@ -747,11 +747,11 @@ OTHER_LANGUAGE_MARGIN = False
 
 def _null_lang(text: str) -> str:
     """The language whose null questions measure hubness for `text`: Japanese (mixed too, as the gate) or English."""
-    return "ja" if detect_lang(text) in ("ja", "mixed") else "en"
+    return "ja" if question_lang(text) in ("ja", "mixed") else "en"
 
 
 def _lexicon_side(lang: str) -> str | None:
-    """The lexicon side a question in `lang` (`detect_lang`) is read with: "en", "ja" (mixed too) or None."""
+    """The lexicon side a question in `lang` (`question_lang`) is read with: "en", "ja" (mixed too) or None."""
     return "en" if lang == "en" else "ja" if lang in ("ja", "mixed") else None
 
 
