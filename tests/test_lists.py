@@ -82,11 +82,32 @@ def test_a_yes_no_question_about_leave_prefers_the_sentence_that_says_it_may_or_
     assert part.chosen[0].text.startswith("従業員は、勤務時間外において")
     for q in ("Am I allowed to have a side job?", "Can I take on a side gig?", "お歳暮をもらってもいいですか。",
               "秘密をしゃべったらダメ？"):
-        assert checks.asked_detail(q) is checks.PERMISSION[1], q
+        assert checks.asked_detail(q) is checks.GRANTS, q
     # a question asking how much, how far or what is no yes/no question, whatever modal it holds
     for q in ("How much can we spend per head on a team dinner?", "How far into the evening can I keep working?",
               "何日休んでもいいですか。", "Can I talk to a therapist at no cost?"):
-        assert checks.asked_detail(q) is not checks.PERMISSION[1], q
+        assert checks.asked_detail(q) is not checks.GRANTS, q
+
+
+def test_a_rule_that_grants_what_is_asked_answers_may_i():
+    """uja-030: 「…必要な時間を与える。」 says the time off is given, as 「…することができる」 would say it is allowed; 「損害を
+    与えたとき」 grants nothing."""
+    cands = candidates([("住所の変更は、変更後14日以内に申請してください。"
+                        "従業員が勤務時間中に選挙権を行使するため、あらかじめ申し出た場合は、それに必要な時間を与える。")])
+    part = answer_part("投票に行くために仕事を抜けてもいいですか。", cands, np.array([0.90, 0.88]), [], [[], []])
+    assert part.chosen[0].text.startswith("従業員が勤務時間中に")
+    assert not checks.GRANTS.search("（3）過失により会社に損害を与えたとき")
+    assert checks.GRANTS.search("Employees are entitled to ten days of sick leave.")
+
+
+def test_a_question_about_what_something_is_calculated_from_prefers_the_sentence_naming_the_basis():
+    """u3en-005: the sentence that says the premium is calculated came first; the one naming its basis answers."""
+    cands = candidates([("時間外労働に対しては、次の割増率により計算した割増賃金を支払う。"
+                        "割増賃金の算定の基礎となる賃金額は、基本給及び役職手当の合計額を所定労働時間数で除した額とする。")])
+    part = answer_part("What pay is the overtime premium calculated from?", cands, np.array([0.92, 0.90]), [], [[], []])
+    assert part.chosen[0].text.startswith("割増賃金の算定の基礎")
+    assert checks.asked_detail("残業代は何を基準に計算しますか。") is checks.BASIS[1]
+    assert checks.asked_detail("割増賃金はいくらですか。") is None
 
 
 def test_how_much_is_no_list_question_and_asking_phrases_earn_no_keyword_credit():

@@ -94,6 +94,21 @@ PERMISSION = (
 _WH = re.compile(r"何|いつ|どこ|誰|だれ|どの|どう|どれ|いくら|\b(?:what|how|when|which|who|whom|whose|where|why)\b",
                  re.IGNORECASE)
 PERMISSION_DETAIL = True  # bench/answers.py --constant kotae.answer.checks.PERMISSION_DETAIL=false
+# what something is calculated from (「何を基準に計算する？」, "What pay is the overtime premium calculated from?"): the
+# sentence that names the basis (「…算定の基礎となる…賃金額は、基本給及び役職手当の合計額を…除した額とする」), not the one
+# that says it is calculated (bench/answers.py --constant kotae.answer.checks.BASIS_DETAIL=false)
+BASIS_DETAIL = True
+BASIS = (re.compile(r"(?:何|どれ|なに)(?:を|が)(?:基準|基礎|もと|元|ベース)|(?:基準|基礎|計算方法|算定方法|計算式)(?:は|って|を)|"
+                    r"どう(?:やって)?(?:計算|算定|算出)|\b(?:calculated|computed|based|worked out)\s+(?:from|on)\b|"
+                    r"\bbasis\b|\bhow (?:is|are) .{1,40} (?:calculated|computed)\b", re.IGNORECASE),
+         re.compile(r"基礎|基準|基づ|を基に|をもとに|除した|乗じた|合計額|\bbased on\b|\bbasis\b|\bcalculated (?:from|on|as|by)\b|"
+                    r"\bdivided by\b|\bmultiplied by\b", re.IGNORECASE))
+# A rule grants what it allows: 「…申し出た場合は、それに必要な時間を与える。」 answers 「投票に行くために仕事を抜けてもいい？」
+# as 「…することができる」 would (a grant that ends its sentence, not 「損害を与えたとき」): bench/answers.py --constant
+# kotae.answer.checks.PERMISSION_GRANTS=false
+PERMISSION_GRANTS = True
+GRANTS = re.compile(PERMISSION[1].pattern + r"|(?:を|に)(?:与える|認める|付与する)(?:ものとする)?(?:。|$)|"
+                     r"\b(?:is|are) (?:entitled|granted|given)\b", re.IGNORECASE)
 
 
 # the words that only say what is asked (どんな場合, 名前は): no evidence of the topic, so no keyword credit
@@ -112,8 +127,11 @@ def asked_detail(question: str) -> re.Pattern[str] | None:
     「所属長」, "department head"), as a pattern, or None."""
     q = unicodedata.normalize("NFKC", question)
     found = next((expr for asks, expr in DETAILS if asks.search(q)), None)
+    if found is None and BASIS_DETAIL and BASIS[0].search(q):
+        found = BASIS[1]
     if found is None and PERMISSION_DETAIL and PERMISSION[0].search(q) and not _WH.search(q) and asked_type(q) is None:
-        return PERMISSION[1]  # a yes/no question: "How much can we spend?" asks an amount, not leave
+        return GRANTS if PERMISSION_GRANTS else PERMISSION[1]  # a yes/no question: "How much can we spend?"
+        # asks an amount, not leave
     return found
 
 
