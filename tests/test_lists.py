@@ -115,6 +115,7 @@ def test_how_much_is_no_list_question_and_asking_phrases_earn_no_keyword_credit(
     assert checks.asks_list("どれを選べばいいですか。") and checks.asks_list("クビになるのはどんな場合？")
     assert "場合" not in checks.without_asking("クビになるのはどんな場合？")
     assert "名前" not in checks.without_asking("無線の名前は？")
+    assert checks.asks_list("給与から天引きされるものは何ですか。") and not checks.asks_list("給与はいつ支払われますか。")
     assert checks.without_asking("名前の変更手続きは？") == "名前の変更手続きは?"  # a name as the topic stays
 
 

@@ -216,10 +216,17 @@ _LIST = re.compile(r"何が(?:ある|あり)|何を|どれ(?!くらい|ぐらい
                    r"\ball (?:the )?\w+s\b|\beach\b", re.IGNORECASE)
 
 
+# 「給与から天引きされるものは何ですか」 asks for the things that are: a list (bench/answers.py --constant
+# kotae.answer.checks.LIST_THINGS=false)
+LIST_THINGS = True
+_THINGS = re.compile(r"もの(?:は|って|とは)(?:何|なに|なん)")
+
+
 def asks_list(question: str) -> bool:
-    """Whether `question` asks for several things (何がある/全部/それぞれ, which Xs are/what kinds/list; "Which register
-    includes …" asks for one): a sentence that introduces a list is then the better answer."""
-    return bool(_LIST.search(unicodedata.normalize("NFKC", question)))
+    """Whether `question` asks for several things (何がある/全部/それぞれ/〜ものは何, which Xs are/what kinds/list;
+    "Which register includes …" asks for one): a sentence that introduces a list is then the better answer."""
+    q = unicodedata.normalize("NFKC", question)
+    return bool(_LIST.search(q) or (LIST_THINGS and _THINGS.search(q)))
 
 
 _JA_SPLIT = re.compile(r"(?<=[?？。!！])\s*|[、,]\s*(?=(?:あと|また|それと|それから|ついでに)[、,]?)")
