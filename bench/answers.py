@@ -46,7 +46,8 @@ SETS = {"ja": "samples/golden-ja.jsonl", "en": "samples/golden-en.jsonl",
         "users-ja": "samples/golden-users-ja.jsonl", "users-en": "samples/golden-users-en.jsonl",
         "users2-ja": "samples/golden-users2-ja.jsonl", "users2-en": "samples/golden-users2-en.jsonl",
         "users3-ja": "samples/golden-users3-ja.jsonl", "users3-en": "samples/golden-users3-en.jsonl",
-        "users4-en": "samples/golden-users4-en.jsonl", "users-real": "bench/golden/users-real.jsonl",
+        "users4-en": "samples/golden-users4-en.jsonl", "users5-ja": "samples/golden-users5-ja.jsonl",
+        "users-real": "bench/golden/users-real.jsonl",
         "users-real2": "bench/golden/users-real2.jsonl"}
 REAL = ("docling", "unstructured", "pdfminer")  # --real: the folders of ../shared/data/samples indexed beside
 ANSWER_K = 5

@@ -191,7 +191,7 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
 
 
 USERS = ("golden-users-ja", "golden-users-en", "golden-users2-ja", "golden-users2-en", "golden-users3-ja",
-         "golden-users3-en", "golden-users4-en")
+         "golden-users3-en", "golden-users4-en", "golden-users5-ja")
 
 
 def golden_groups() -> dict[str, tuple[bool, list[str]]]:

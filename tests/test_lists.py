@@ -242,3 +242,17 @@ def test_the_rows_a_sentence_brings_cite_the_tables_own_passage(tmp_path, monkey
         assert answer.sources[1].hit.chunk.text.startswith("Facility: Parking space")
         monkeypatch.setattr(importlib.import_module("kotae.answer.ask"), "CITE_WHERE_WRITTEN", False)
         assert "Parking space | Monthly fee: 5,000 yen[1]" in k.ask(question).answer  # cited where it was read
+
+
+def test_the_item_or_row_holding_the_key_the_question_names_answers_it():
+    """「勤続3年6か月の…は何日？」: every item holds a number of days; the one holding 3年6か月 is about that tenure."""
+    text = ("勤続期間に応じた年次有給休暇の付与日数は、次のとおりとする。\n（1）勤続6か月　10日\n（2）勤続2年6か月　12日\n"
+            "（3）勤続3年6か月　14日\n（4）勤続13年6か月以上　20日")
+    cands = candidates([text])
+    part = answer_part("勤続3年6か月の従業員の年次有給休暇は何日ですか。", cands, np.array([0.90, 0.93, 0.92, 0.88, 0.87]),
+                       [], [[]] * 5)
+    assert [c.text[:3] for c in part.chosen][:2] == ["勤続期", "（3）"]  # the item, after its list's lead-in
+    assert checks.keys("経費コードEX-203の承認者は誰ですか。") == ["EX-203"]
+    assert checks.keys("勤続3年6か月だと何日？") == ["3年6か月"] and checks.keys("休憩は何分？") == []
+    assert checks.holds_key("code: EX-203 | approval: 部長", ["EX-203"])
+    assert not checks.holds_key("code: EX-2031", ["EX-203"]) and not checks.holds_key("勤続13年6か月", ["3年6か月"])

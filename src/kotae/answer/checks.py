@@ -302,3 +302,33 @@ def unsupported_numbers(answer: str, passages: Sequence[str], question: str = ""
     for p in passages:
         known.update(_numbers(p))
     return list(dict.fromkeys(n for n in _numbers(answer) if n not in known))
+
+
+# The key a question names (「勤続3年6か月の…」, 「経費コードEX-203の…」): a number with its unit, or an identifier of
+# letters and digits. A sentence, item or row holding it verbatim is the one about that key (the tenure table's row,
+# the expense code's record), where the others hold the asked kind only for other keys (`complete.KEY_BONUS`).
+_KEY_UNIT = r"(?:年|か月|ヶ月|カ月|箇月|月|週間|週|日|時間|分|歳|人|回|件|円|万円|%|％|名|号|条)"
+_KEYS = re.compile(rf"\d+(?:[.,]\d+)?\s*{_KEY_UNIT}(?:\s*\d+(?:[.,]\d+)?\s*{_KEY_UNIT})*|"
+                   r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+|\d+[-_]?[A-Za-z]+)[A-Za-z0-9_-]*(?<!-)(?![A-Za-z0-9])")
+
+
+def keys(question: str) -> list[str]:
+    """The keys `question` names, without spaces, as written after NFKC: 「3年6か月」, "EX-203"."""
+    q = unicodedata.normalize("NFKC", question)
+    return list(dict.fromkeys("".join(m.group().split()) for m in _KEYS.finditer(q)))
+
+
+def holds_key(text: str, found: Sequence[str]) -> bool:
+    """Whether `text` holds one of the keys `found` verbatim (spaces aside), not inside a longer number or
+    identifier: 「13年6か月」 does not hold 「3年6か月」, "EX-2031" does not hold "EX-203"."""
+    t = "".join(unicodedata.normalize("NFKC", text).split())
+    for k in found:
+        for m in re.finditer(re.escape(k), t):
+            before = t[m.start() - 1] if m.start() else ""
+            after = t[m.end()] if m.end() < len(t) else ""
+            if before.isdigit() or (k[0].isascii() and k[0].isalpha() and before.isascii() and before.isalnum()):
+                continue
+            if k[-1].isdigit() and after.isdigit():
+                continue
+            return True
+    return False

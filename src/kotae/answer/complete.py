@@ -27,6 +27,9 @@ from kotae.search.analyze import analyze
 from kotae.search.gate import ASKING
 
 TYPE_BONUS = 0.1  # a sentence holding the asked kind of expression outranks one that does not, at near-equal scores
+KEY_BONUS = 0.1  # a list's item or a table's row holding the key the question names (checks.keys: 「3年6か月」,
+# "EX-203"): the key selects a row, not a sentence that happens to say 「2週間」 too (bench/answers.py --constant
+# kotae.answer.complete.KEY_BONUS=0)
 DETAIL_BONUS = 0.05  # one holding the finer expression asked (a deadline, a person)
 LIST_BONUS = 0.05  # for a question asking for several things, a sentence that introduces a list does
 ABSENT_SHARE = 0.5  # a later part whose words are mostly absent from the documents is missing
@@ -71,7 +74,10 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     detail = checks.asked_detail(text)
     detailed = np.array([detail is not None and bool(detail.search(unicodedata.normalize("NFKC", c.text)))
                          for c in cands])
-    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in + DETAIL_BONUS * detailed
+    named = checks.keys(text) if KEY_BONUS > 0 else []
+    keyed = np.array([bool(extractive.ITEM.match(c.text) or extractive.ROW.search(c.text)) and checks.holds_key(c.text, named)
+                      for c in cands]) if named else 0.0
+    adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in + DETAIL_BONUS * detailed + KEY_BONUS * keyed
     filled = [i for i, lab in enumerate(labels) if not lab]
     blank = [i for i, lab in enumerate(labels) if lab]
     best_filled = max((adjusted[i] for i in filled), default=-np.inf)
