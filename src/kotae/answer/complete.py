@@ -74,9 +74,9 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     detail = checks.asked_detail(text)
     detailed = np.array([detail is not None and bool(detail.search(unicodedata.normalize("NFKC", c.text)))
                          for c in cands])
-    named = checks.keys(text) if KEY_BONUS > 0 else []
-    keyed = np.array([bool(extractive.ITEM.match(c.text) or extractive.ROW.search(c.text)) and checks.holds_key(c.text, named)
-                      for c in cands]) if named else 0.0
+    asked_keys = checks.keys(text) if KEY_BONUS > 0 else []
+    keyed = np.array([bool(extractive.ITEM.match(c.text) or extractive.ROW.search(c.text))
+                      and checks.holds_key(c.text, asked_keys) for c in cands]) if asked_keys else 0.0
     adjusted = scores + TYPE_BONUS * typed + LIST_BONUS * lead_in + DETAIL_BONUS * detailed + KEY_BONUS * keyed
     filled = [i for i, lab in enumerate(labels) if not lab]
     blank = [i for i, lab in enumerate(labels) if lab]
