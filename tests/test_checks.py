@@ -125,6 +125,19 @@ def test_a_blank_field_the_question_names_beats_an_amount_about_something_else()
     assert given.status == "answered"
 
 
+
+def test_a_blank_field_is_not_filled_by_the_same_word_about_something_else(monkeypatch):
+    """trust-en-013: an expense code's row names its approver ("approval: 部長"); it does not say who approved the
+    equipment loan, whose form leaves "Approved by" blank."""
+    from kotae.answer import complete
+
+    texts = ["code: EX-803 | category: 租税公課 | approval: 部長", "- Approved by: ____________"]
+    p = _part("Who approved the equipment loan?", texts, [1.0, 0.85])
+    assert (p.status, p.label) == ("blank", "Approved by")
+    monkeypatch.setattr(complete, "BLANK_SAME_TOPIC", False)
+    assert _part("Who approved the equipment loan?", texts, [1.0, 0.85]).status == "answered"  # as it was
+
+
 def test_a_later_part_is_answered_only_by_a_sentence_about_it():
     texts = ["The overseas per diem is JPY 6,000 per day.",
              "Employees can request a corporate card with a monthly limit of JPY 300,000."]

@@ -51,7 +51,7 @@ NAME_PENALTY = 0.05
 # A sentence read from the page beyond its chunk (a list's items, a table's rows) cites its own chunk when that is
 # among the hits (`_cited_where_written`), so the citation highlights it.
 CITE_WHERE_WRITTEN = True
-ANSWER_PASSAGES = 4  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
+ANSWER_PASSAGES = 5  # the extractive answer's sentences come from this many of the top passages (bench/answers.py)
 
 
 def ask(question: str, searcher: Searcher, *, mode: str | None = None, top_k: int | None = None,

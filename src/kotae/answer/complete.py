@@ -97,7 +97,9 @@ def answer_part(text: str, cands: Sequence[Candidate], scores: np.ndarray, token
     named = _named_blank(blank, labels, scores, set(tokens), givers)
     given = [cand_tokens[i] for i in filled if cands[i] in sure and cands[i] in holding]
     # a chosen amount answers, unless the question names a blank field and no chosen amount mentions that field
-    mentions = named is None or any(set(analyze(labels[named] or "")) & set(t) for t in given)
+    # (about the same thing: `_same_topic`)
+    field = set(analyze(labels[named] or "")) if named is not None else set()
+    mentions = named is None or any(field & set(t) and _same_topic(set(t), set(tokens) - field) for t in given)
     if given and mentions:
         return Part(text, kind, "answered", chosen=tuple(chosen))
     if named is not None:  # a form's blank field named by the question, whose value no chosen sentence mentions
@@ -123,9 +125,21 @@ def _named_blank(blank: Sequence[int], labels: Sequence[str | None], scores: np.
     of them and scores above it."""
     for i in sorted(blank, key=lambda i: -scores[i]):
         terms = set(analyze(labels[i] or ""))
-        if terms and terms <= asked and not any(sc >= scores[i] and terms <= set(t) for sc, t in givers):
+        if terms and terms <= asked and not any(sc >= scores[i] and terms <= set(t) and _same_topic(set(t), asked - terms)
+                                                for sc, t in givers):
             return i
     return None
+
+
+# A filled sentence gives a named blank field's value only when it is about what the question is about besides the
+# field: "approval: 部長" in an expense code's row does not say who approved the equipment loan ("Approved by: ____").
+BLANK_SAME_TOPIC = True  # bench/trust.py; bench/answers.py --constant kotae.answer.complete.BLANK_SAME_TOPIC=false
+
+
+def _same_topic(held: set[str], about: set[str]) -> bool:
+    """Whether a sentence's tokens `held` include one of the question's words `about` (those beside the blank
+    field's label); true when the question has none."""
+    return not BLANK_SAME_TOPIC or not (about - ASKING) or bool(held & (about - ASKING))
 
 
 @dataclass(frozen=True)
