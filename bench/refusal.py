@@ -108,7 +108,8 @@ EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "hubness": (hubness, "corrected", lambda dense, found, weight: list(dense)),
                "contents behind passages": ("search", "navigation_last", None),  # "search": a search setting
                "dates first": ("search", "dates_first", None),
-               "hiragana questions Japanese": (lang_module, "QUESTION_HIRAGANA", None)}
+               "hiragana questions Japanese": (lang_module, "QUESTION_HIRAGANA", None),
+               "figures as similarity evidence": (searcher_module, "GATE_FIGURE_SHARE", 2.0)}
 
 
 class Flip:

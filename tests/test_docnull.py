@@ -8,7 +8,7 @@ import pytest
 from conftest import FakeEmbedder, new_pg_index
 from kotae import Kotae
 from kotae.config import Settings
-from kotae.search import docnull
+from kotae.search import autocal, docnull
 from kotae.search.searcher import Searcher
 from kotae.store import open_store
 
@@ -74,7 +74,27 @@ def test_the_self_calibration_measures_the_levels_and_the_gate_weighs_them(locat
         assert gate.lifted >= gate.similarity - docnull.ALPHA * null.levels["en"][ids["kiln.txt"]] - 1e-6
         # the threshold was fitted on the same evidence: the negatives' lifted similarities
         assert k.searcher.gate_settings().min_similarity_en < gate.similarity
-        assert k.calibration().design == 5
+        assert k.calibration().design == autocal.DESIGN
+
+
+def test_a_block_of_figures_is_no_similarity_evidence(tmp_path, monkeypatch):
+    """A chunk of bare measurements sits near any question in e5's space: the gate's similarity evidence leaves it
+    out (a question about it passes on its keywords or the margin instead)."""
+    from kotae.search import searcher as searcher_module
+    from kotae.search.lowinfo import figure_share
+
+    assert figure_share("0.2716 | 6Prot IL1RAP: -0.0221 | 6Prot IL22RA1: 0.1243") >= 0.3
+    assert figure_share("The deposit is JPY 5,000 per item.") < 0.3
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "measurements.csv").write_text("sample,a,b,c\n" + "".join(
+        f"{i},{i * 0.137:.4f},{i * -0.221:.4f},{i * 0.093:.4f}\n" for i in range(1, 40)), encoding="utf-8")
+    with Kotae(open_store(str(tmp_path / "idx")), FakeEmbedder(), Settings()) as k:
+        k.index([str(docs)])
+        question = "Does vitamin B12 deficiency raise blood homocysteine?"
+        assert k.search(question).gate.lifted == searcher_module.NO_EVIDENCE  # every candidate is figures
+        monkeypatch.setattr(searcher_module, "GATE_FIGURE_SHARE", None)
+        assert k.search(question).gate.lifted != searcher_module.NO_EVIDENCE
 
 
 def test_an_index_without_levels_weighs_the_top_similarity(tmp_path):

@@ -37,7 +37,9 @@ REFIT_GROWTH = 0.25  # refit when the chunk count moved by 25 % since the last f
 # 4: keyword coverage counts a word a passage holds as its synonym, and synonyms inside longer entries count for
 # what the documents hold (2026-12-05, bench/refusal.py).
 # 5: the similarity evidence is taken over each document's null level (kotae.search.docnull, 2026-12-06).
-DESIGN = 5
+# 6: a block of figures is no similarity evidence (`searcher.GATE_FIGURE_SHARE`), and a question is in its grammar's
+# language (`chunking.question_lang`: a mixed question with hiragana is Japanese) (2026-12-06).
+DESIGN = 6
 # A pseudo-question keeps SPAN of a sentence, and NOISE of its words (or characters) are swapped for words of
 # the bundled negatives: real questions share only part of their vocabulary with the passage that answers
 # them. Both were chosen on the "fit" half of the golden sets (bench/refusal.py), never the held-out half.

@@ -37,6 +37,16 @@ def signals(text: str) -> dict[str, float]:
             "visible": float(len(visible))}
 
 
+_FIGURE = re.compile(r"[-+−(]?[$¥€£]?[\d.,:%/]*\d[\d.,:%/]*[)%]?[:;,]?")
+
+
+def figure_share(text: str) -> float:
+    """The share of a text's words (split at spaces and table bars) that are figures: numbers, amounts,
+    percentages, dates in digits. A block of measurements ("0.2716 | 6Prot IL1RAP: -0.0221 | …") is mostly figures."""
+    words = text.replace("|", " ").split()
+    return sum(bool(_FIGURE.fullmatch(w)) for w in words) / len(words) if words else 0.0
+
+
 def information(text: str) -> float:
     """1.0 for prose, down to 0.0 for text that carries almost no words: the lowest of three scores, each 1
     above its threshold and falling linearly below it. Short chunks (< 40 visible characters) stay 1: a

@@ -30,7 +30,7 @@ from kotae.search.gate import (
     explain,
 )
 from kotae.search.langslots import LangStats, place_other, take_back
-from kotae.search.lowinfo import asks_page, behind, demote, information, navigation
+from kotae.search.lowinfo import asks_page, behind, demote, figure_share, information, navigation
 from kotae.search.rerank import Reranker
 from kotae.search.sections import with_neighbours
 from kotae.search.synonyms import (
@@ -522,6 +522,10 @@ class Searcher:
         if null is None or not dense:
             return None
         known = {**chunks, **self.store.chunks([r for r, _ in dense if r not in chunks])}
+        if GATE_FIGURE_SHARE is not None:  # a block of figures is no evidence of meaning
+            known = {r: c for r, c in known.items() if figure_share(c.text) < GATE_FIGURE_SHARE}
+            if not known:
+                return NO_EVIDENCE
         return docnull.lifted([(known[r].doc_id, sim) for r, sim in dense if r in known], null, _null_lang(query))
 
     def _doc_null(self) -> docnull.DocNull | None:
@@ -716,6 +720,12 @@ class Searcher:
 MATCH_SHARE = 0.5
 # The dense candidates whose documents' null levels the gate's similarity evidence weighs (`Searcher._lifted`).
 DOC_NULL_CANDIDATES = 10
+# …leaving out those whose words are this share of figures or more (`lowinfo.figure_share`): e5 places a block of
+# measurements near any question, so a SciFact claim over a CSV of numbers passed on similarity alone; a question
+# about such a table passes on its keywords (coverage) or the margin (bench/refusal.py, "figures as similarity
+# evidence"). None: every candidate counts.
+GATE_FIGURE_SHARE: float | None = 0.3
+NO_EVIDENCE = -1.0  # the similarity evidence when every candidate is a block of figures
 # Names are looked for when at least this share of the corpus' chunks is in the question's language (a
 # Japanese question over English documents with a few Japanese pages still names what they lack).
 MIN_NAME_SHARE = 0.02
