@@ -64,6 +64,7 @@ def _after(text: str, after: str) -> str:
     table = extractive.TABLE_ROWS and (names_table(last) or caption(last))  # the table's rows may follow (its caption between)
     if not (LEAD_IN.search(last) or ITEM.match(last) or table):
         return ""
+    rows_may = extractive.TABLE_ROWS and not ITEM.match(last)  # rows after a lead-in or a table's name, not an item
     out: list[str] = []
     caption_line = ""  # a table's caption between the chunk and the table's rows
     kind = None  # ITEM or ROW, as the first item is
@@ -79,7 +80,6 @@ def _after(text: str, after: str) -> str:
         if table and not taken and not caption_line and caption(body):
             caption_line = line
             continue
-        rows_may = extractive.TABLE_ROWS and not ITEM.match(last)  # rows after a lead-in or a table's name, not after an item
         kind = kind or (ITEM if ITEM.match(body) else ROW if rows_may and ROW.search(body) else None)
         if not body or kind is None or not kind.search(body) or taken >= MAX_ITEMS:
             break
