@@ -130,8 +130,8 @@ def asked_detail(question: str) -> re.Pattern[str] | None:
     if found is None and BASIS_DETAIL and BASIS[0].search(q):
         found = BASIS[1]
     if found is None and PERMISSION_DETAIL and PERMISSION[0].search(q) and not _WH.search(q) and asked_type(q) is None:
-        return GRANTS if PERMISSION_GRANTS else PERMISSION[1]  # a yes/no question: "How much can we spend?"
-        # asks an amount, not leave
+        # a yes/no question ("How much can we spend?" asks an amount, not leave): a rule that allows or grants it
+        return GRANTS if PERMISSION_GRANTS else PERMISSION[1]
     return found
 
 
@@ -305,8 +305,8 @@ def unsupported_numbers(answer: str, passages: Sequence[str], question: str = ""
 
 
 # The key a question names (「勤続3年6か月の…」, 「経費コードEX-203の…」): a number with its unit, or an identifier of
-# letters and digits. A sentence, item or row holding it verbatim is the one about that key (the tenure table's row,
-# the expense code's record), where the others hold the asked kind only for other keys (`complete.KEY_BONUS`).
+# letters and digits. A list item or table row holding it verbatim is the one about that key (the tenure table's
+# item, the expense code's record), where the others hold the asked kind only for other keys (`complete.KEY_BONUS`).
 _KEY_UNIT = r"(?:年|か月|ヶ月|カ月|箇月|月|週間|週|日|時間|分|歳|人|回|件|円|万円|%|％|名|号|条)"
 _KEYS = re.compile(rf"\d+(?:[.,]\d+)?\s*{_KEY_UNIT}(?:\s*\d+(?:[.,]\d+)?\s*{_KEY_UNIT})*|"
                    r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+|\d+[-_]?[A-Za-z]+)[A-Za-z0-9_-]*(?<!-)(?![A-Za-z0-9])")
