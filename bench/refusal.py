@@ -90,6 +90,7 @@ def probes(shared: str, limit: int) -> dict[str, list[str]]:
 
 # choices measured here against another setting: (module, constant, value; None: the boolean flipped)
 EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
+               "document null levels in full": (docnull, "ALPHA", 1.0),
                "absent words across languages": (searcher_module, "ABSENT_TRANSLATED", None),
                "translations held by the closest passages": (searcher_module, "ABSENT_TRANSLATED_NEAR", None),
                "fusion coverage of English questions only": (searcher_module, "FUSION_COVERAGE_SOURCES", ("en",)),
