@@ -256,3 +256,17 @@ def test_the_item_or_row_holding_the_key_the_question_names_answers_it():
     assert checks.keys("勤続3年6か月だと何日？") == ["3年6か月"] and checks.keys("休憩は何分？") == []
     assert checks.holds_key("code: EX-203 | approval: 部長", ["EX-203"])
     assert not checks.holds_key("code: EX-2031", ["EX-203"]) and not checks.holds_key("勤続13年6か月", ["3年6か月"])
+
+
+def test_a_sentence_going_on_from_the_one_before_shares_its_subject(monkeypatch):
+    """u3-008: 「また、…時間単位で取得することができる。」 is about the annual leave the sentence before it names."""
+    from kotae.search.analyze import analyze
+
+    ask_module = importlib.import_module("kotae.answer.ask")
+    cands = candidates([("年次有給休暇は、半日単位で取得することができる。また、1年について5日の範囲内で、時間単位で取得する"
+                        "ことができる。")])
+    tokens = [analyze(c.text) for c in cands]
+    held = ask_module._with_context(tokens, cands)
+    assert held[0] == tokens[0] and set(tokens[0]) <= set(held[1]) and "休暇" in held[1] and "休暇" not in tokens[1]
+    monkeypatch.setattr(ask_module, "CONTINUED_CONTEXT", False)
+    assert ask_module._with_context(tokens, cands) == tokens

@@ -194,7 +194,7 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
     part_words = [words(p) for p in asked]
     terms = [t for toks in part_tokens for t in toks] + [t for ws in part_words for _, ts in ws for t in ts]
     df, n = searcher.store.document_frequencies(list(dict.fromkeys(terms)))
-    cand_tokens = [analyze(c.text) for c in cands]
+    cand_tokens = _with_context([analyze(c.text) for c in cands], cands)
     syn = on_demand(workplace=SENTENCE_WORKPLACE) if searcher.settings.synonyms else None
     cand_groups = [frozenset(g for _, _, g in matches(t, syn, query=False)) for t in cand_tokens] if syn else None
     sources = [c.source for c in cands]
@@ -226,6 +226,26 @@ def _extract(question: str, qvec, hits: list[Hit], embedder: Embedder,  # type: 
                                         absent=absent_terms(ws, df), absent_share=share))
     composed = complete.compose(out, question_lang(question))
     return replace(composed, sentences=tuple(_cited_where_written(c, whole, hits) for c in composed.sentences))
+
+
+# A sentence that goes on from the one before it (「また、…時間単位で取得することができる。」 after 「年次有給休暇は、半日単位で
+# …」) is about that one's subject: its words count as the sentence's own in the keyword share (bench/answers.py
+# --constant kotae.answer.ask.CONTINUED_CONTEXT=false)
+CONTINUED_CONTEXT = True
+_CONTINUES = re.compile(r"^\s*(?:また|さらに|なお|加えて|同様に)[、,]|^\s*(?:Also|In addition|Likewise|Similarly|Furthermore),",
+                        re.IGNORECASE)
+
+
+def _with_context(tokens: list[list[str]], cands: list[extractive.Candidate]) -> list[list[str]]:
+    """Each candidate's tokens; a sentence that opens with a connective going on from the sentence before it in its
+    passage (また、, なお、, Also, …) gets that sentence's tokens too."""
+    if not CONTINUED_CONTEXT:
+        return tokens
+    out = list(tokens)
+    for i, c in enumerate(cands):
+        if i and _CONTINUES.match(c.text) and cands[i - 1].source == c.source:
+            out[i] = tokens[i] + [t for t in tokens[i - 1] if t not in tokens[i]]
+    return out
 
 
 def _cited_where_written(c: extractive.Candidate, whole: list[tuple[str, tuple[int, int]]],
