@@ -439,7 +439,7 @@ def _titles(c: Candidate, cands: Sequence[Candidate]) -> bool:
     """Whether `c` is a list's title (`list_title`) directly over its first item."""
     if not LIST_TITLES:
         return False
-    after = sorted((x for x in cands if x.source == c.source and x.start > c.start), key=lambda x: x.start)
+    after = _following(c, cands)
     return bool(after) and list_title(c.text, after[0].text)
 
 
@@ -463,8 +463,8 @@ def with_items(chosen: Sequence[Candidate], cands: Sequence[Candidate]) -> list[
 def items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
     """The item sentences right after `lead_in` in its passage (up to MAX_ITEMS), or the table rows ("column: value
     | …") there, a caption between passed over."""
-    after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
-    if _caption_over(lead_in, cands) is not None:
+    after = _following(lead_in, cands)
+    if _caption_over(lead_in, cands, after) is not None:
         after = after[1:]
     rows = TABLE_ROWS and bool(after) and bool(ROW.search(after[0].text)) and not ITEM.match(after[0].text)
     run = []
@@ -475,9 +475,16 @@ def items_of(lead_in: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
     return run
 
 
-def _caption_over(lead_in: Candidate, cands: Sequence[Candidate]) -> Candidate | None:
-    """The table caption right after `lead_in` in its passage, over the table's first row, or None."""
-    after = sorted((x for x in cands if x.source == lead_in.source and x.start > lead_in.start), key=lambda x: x.start)
+def _following(c: Candidate, cands: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates after `c` in its passage, in reading order."""
+    return sorted((x for x in cands if x.source == c.source and x.start > c.start), key=lambda x: x.start)
+
+
+def _caption_over(lead_in: Candidate, cands: Sequence[Candidate],
+                  after: Sequence[Candidate] | None = None) -> Candidate | None:
+    """The table caption right after `lead_in` in its passage (`after`: the candidates following it, when known),
+    over the table's first row, or None."""
+    after = _following(lead_in, cands) if after is None else after
     if TABLE_ROWS and len(after) > 1 and caption(after[0].text) and ROW.search(after[1].text):
         return after[0]
     return None
