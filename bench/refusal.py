@@ -99,6 +99,10 @@ EXPERIMENTS = {"document null levels": (docnull, "ALPHA", 0.0),
                "similarity alone: absent ≥ 0.5": (gate_module, "SIMILARITY_ABSENT", 0.5),
                "similarity alone: absent ≥ 0.34": (gate_module, "SIMILARITY_ABSENT", 0.34),
                "similarity alone: absent ≥ 0.25": (gate_module, "SIMILARITY_ABSENT", 0.25),
+               "similarity alone: 3 absent words": (gate_module, "SIMILARITY_ABSENT_WORDS", 3),
+               "similarity alone: any number of absent words": (gate_module, "SIMILARITY_ABSENT_WORDS", 1000),
+               "similarity alone: 5 absent words": (gate_module, "SIMILARITY_ABSENT_WORDS", 5),
+               "honorifics and hedges counted as words": (gate_module, "HOLLOW", frozenset()),
                "margin within the top chunk's language": (searcher_module, "LANGUAGE_MARGIN", None),
                "similarity quantile": (autocal, "Q_SIMILARITY", 0.8),
                "romanised Japanese names": (searcher_module, "ROMANISED_NAMES", None),
@@ -154,16 +158,16 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
     for name, (answerable, questions) in groups.items():
         signals = k._signals(questions)
         row = {"n": len(questions), "answerable": answerable}
-        default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim, _ in signals]
+        default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim, *_ in signals]
         fitted = k.searcher.gate_settings()
-        auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found
-                for lang, m, c, a, ls, sim, _ in signals]
-        before = [not decide(sim, m, c, previous, absent=a, lang_share=ls, lang=lang).found
-                  for lang, m, c, a, ls, sim, _ in signals]
+        auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang, absent_words=round(a * n)).found
+                for lang, m, c, a, ls, sim, _, n in signals]
+        before = [not decide(sim, m, c, previous, absent=a, lang_share=ls, lang=lang, absent_words=round(a * n)).found
+                  for lang, m, c, a, ls, sim, _, n in signals]
         # the names rule (search.absent_names) on top of the self-calibrated thresholds
         named = [r or s[6] > 0 for r, s in zip(auto, signals, strict=True)]
-        lang_margin = [not decide(sim, m, c, per_lang.get(lang, fitted), absent=a, lang_share=ls, lang=lang).found
-                       or nm > 0 for lang, m, c, a, ls, sim, nm in signals]
+        lang_margin = [not decide(sim, m, c, per_lang.get(lang, fitted), absent=a, lang_share=ls, lang=lang,
+                              absent_words=round(a * n)).found or nm > 0 for lang, m, c, a, ls, sim, nm, n in signals]
         row["names+lang_margin"] = rate(lang_margin)
         row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
         row["previous"], row["names"] = rate(before), rate(named)
@@ -182,10 +186,12 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
             fitted = k.searcher.gate_settings()
             for group, (_, questions) in groups.items():
                 out["groups"][group][label] = rate(
-                    [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang).found or nm > 0
-                     for lang, m, c, a, ls, sim, nm in k._signals(questions)])
+                    [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang,
+                                absent_words=round(a * n)).found or nm > 0
+                     for lang, m, c, a, ls, sim, nm, n in k._signals(questions)])
             value = getattr(module, name)
-            out.setdefault("experiments", {})[label] = False if callable(value) else value  # a function: off
+            out.setdefault("experiments", {})[label] = (False if callable(value)  # a function: off
+                                                       else sorted(value) if isinstance(value, frozenset) else value)
         finally:
             setattr(module, name, saved)
             k.self_calibrate(force=True)

@@ -3,7 +3,7 @@ import pytest
 
 from kotae.search.dense import DenseIndex
 from kotae.search.fusion import rrf
-from kotae.search.gate import GateSettings, calibrate, coverage, decide, evaluate
+from kotae.search.gate import GateSettings, absent_share, absent_terms, calibrate, coverage, decide, evaluate
 from kotae.store.base import DenseMatrix
 
 
@@ -50,6 +50,31 @@ def test_gate_decides_on_either_signal():
     assert decide(0.5, 0.01, 0.7, s).found
     no = decide(0.8, 0.03, 0.2, s)
     assert not no.found and "margin 0.030 < 0.04" in no.reason
+
+
+def test_similarity_alone_does_not_answer_a_question_naming_several_things_no_document_holds(monkeypatch):
+    from kotae.search import gate
+    monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS", 4)
+    s = GateSettings(min_margin=0.06, min_coverage=0.4, max_absent=0.8, min_similarity_ja=0.44)
+    # similarity is the only evidence: three absent words (users' own words) still answer, four do not
+    assert decide(0.85, 0.04, 0.1, s, absent=0.43, absent_words=3, lifted=0.45).found
+    no = decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45)
+    assert not no.found and "(4) of the question's content words in no document" in no.reason
+    # margin or coverage is evidence of its own; a corpus barely in the question's language has no absent words
+    assert decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=4, lifted=0.45).found
+    assert decide(0.85, 0.04, 0.5, s, absent=0.4, absent_words=4, lifted=0.45).found
+    assert decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45, lang_share=0.1).found
+    monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS", None)
+    assert decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=9, lifted=0.45).found
+
+
+def test_honorifics_and_hedges_are_no_absent_words():
+    # お客さんの…漏れたかもしれない: 御 and さん dress 客, 知れる is the hedge; only 漏れる is missing
+    share, content = absent_share(["御", "客", "さん", "漏れる", "知れる", "知る"], {"客": 3})
+    assert (share, content) == (0.5, 2)
+    words = [("お", ["御"]), ("客", ["客"]), ("さん", ["さん"]), ("の", []), ("漏れ", ["漏れる"]), ("た", []),
+             ("かもしれ", ["知れる"]), ("ない", [])]
+    assert absent_terms(words, {}) == ["漏れ", "客"]  # named without its honorifics, the hedge not at all
 
 
 def test_calibrate_keeps_false_refusals_under_the_limit():

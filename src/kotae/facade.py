@@ -379,8 +379,9 @@ class Kotae(Conversations):
     def _signals(self, questions: Sequence[str], vectors: np.ndarray | None = None) -> list[autocal.Signal]:
         """The gate's evidence for each question as `search` computes it (queries embedded at once): language,
         margin, coverage, absent share, the corpus' share of that language, top dense similarity (over its
-        document's null level where the index measured those: `kotae.search.docnull`), and how many
-        names the question mentions that no document does (the fit leaves that rule aside)."""
+        document's null level where the index measured those: `kotae.search.docnull`), how many
+        names the question mentions that no document does (the fit leaves that rule aside), and how many content
+        words it has."""
         mode = self.settings.search.mode
         mode = "hybrid" if mode == "hybrid+rerank" else mode  # the gate never needs the reranker
         out: list[autocal.Signal] = []
@@ -390,7 +391,7 @@ class Kotae(Conversations):
             lang = detect_lang(q)
             out.append(("ja" if lang in ("ja", "mixed") else lang, gate.margin, gate.coverage, gate.absent,
                         gate.lang_share, gate.similarity if gate.lifted is None else gate.lifted,
-                        len(gate.absent_names)))
+                        len(gate.absent_names), gate.content))
         return out
 
     def _chunk_count(self) -> int:

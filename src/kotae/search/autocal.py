@@ -164,9 +164,10 @@ def needs_fit(current: CalibrationState, chunks: int) -> bool:
     return abs(chunks - current.chunks) > REFIT_GROWTH * max(current.chunks, 1)
 
 
-# (language, margin, coverage, absent share, language share[, top similarity[, names in no document]])
+# (language, margin, coverage, absent share, language share[, top similarity[, names in no document[, content
+# words]]])
 Signal = (tuple[str, float, float, float, float] | tuple[str, float, float, float, float, float]
-          | tuple[str, float, float, float, float, float, int])
+          | tuple[str, float, float, float, float, float, int] | tuple[str, float, float, float, float, float, int, int])
 
 # The bundled negatives are the null: over this index, a threshold at the Q_SIMILARITY quantile of their top
 # dense similarity (per question language) refuses that share of them whatever the corpus; margin and coverage
@@ -184,7 +185,7 @@ MIN_NULL = 20  # fewer negatives of a language than this: no similarity threshol
 MIN_COVERAGE = 0.2
 
 
-def absent_cut(positive: Sequence[tuple[str, float, float, float, float, float | None]],
+def absent_cut(positive: Sequence[tuple[str, float, float, float, float, float | None, int]],
                max_false_refusal: float) -> float:
     """The lowest absent-word cut (`gate.ABSENT_CUTS`) at which the check alone refuses at most
     `max_false_refusal` of the pseudo-questions (their words are the documents', but for the swapped ones):
@@ -215,18 +216,19 @@ def stats(answerable: Sequence[Sequence[float | str]], unanswerable: Sequence[Se
           settings: GateSettings) -> GateStats:
     """How `settings` decide on the evidence of answerable and unanswerable questions (any signal form)."""
     def refused(signals: Sequence[Sequence[float | str]]) -> int:
-        return sum(not decide(x[5] or 0.0, x[1], x[2], settings, absent=x[3], lang_share=x[4], lang=x[0]).found
-                   for x in map(_parse, signals))
+        return sum(not decide(x[5] or 0.0, x[1], x[2], settings, absent=x[3], lang_share=x[4], lang=x[0],
+                              absent_words=round(x[3] * x[6])).found for x in map(_parse, signals))
     return GateStats(len(answerable), len(unanswerable), refused(answerable), refused(unanswerable))
 
 
-def _parse(signal: Sequence[float | str]) -> tuple[str, float, float, float, float, float | None]:
-    """(language, margin, coverage, absent, language share, top similarity or None) of any signal form."""
+def _parse(signal: Sequence[float | str]) -> tuple[str, float, float, float, float, float | None, int]:
+    """(language, margin, coverage, absent, language share, top similarity or None, content words or 0) of any
+    signal form."""
     lang = str(signal[0]) if isinstance(signal[0], str) else "ja"
     x = [float(v) for v in signal if not isinstance(v, str)]
     absent = x[2] if len(x) > 2 else 0.0
     share = x[3] if len(x) > 3 else 1.0
-    return lang, x[0], x[1], absent, share, x[4] if len(x) > 4 else None
+    return lang, x[0], x[1], absent, share, x[4] if len(x) > 4 else None, int(x[6]) if len(x) > 6 else 0
 
 
 def _state(settings: GateSettings, stats: GateStats, chunks: int) -> CalibrationState:

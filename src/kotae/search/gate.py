@@ -60,7 +60,7 @@ def absent_share(tokens: Sequence[str], df: Mapping[str, int],
     held_by_synonym = {i for a, b, present in synonyms if present for i in range(a, b)} | held_otherwise
     seen: dict[str, bool] = {}
     for i, t in enumerate(tokens):
-        if t in ASKING:
+        if t in ASKING or t in HOLLOW:
             continue
         held = df.get(t, 0) > 0 or i in held_by_synonym
         seen[t] = seen.get(t, False) or held
@@ -75,11 +75,17 @@ MIN_LANG_SHARE = 0.2  # absent words refuse only when the question's language is
 # off-topic questions at 0.5, and 1–2 more answerable ones of the samples' fit halves, past the 5 % bound
 # (colloquial words the documents say otherwise: お昼ごはん, therapist).
 SIMILARITY_ABSENT: float | None = None
+# ... and when at least this many of its content words are in no document, even through a synonym or a translation:
+# a count, not a share. A short question in users' own words has one to three such words (「お昼ごはん」 for
+# 社員食堂); a question about something else names several things the documents never do (「日本共産党の綱領草案
+# では…」 over workplace rules). 4 chosen on the golden fit halves (bench/refusal.py "similarity alone: N absent
+# words"): at 3 they lose answerable questions, at 4 one of 95 on the samples. None: off.
+SIMILARITY_ABSENT_WORDS: int | None = 4
 
 
 def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
            lang_share: float = 1.0, lang: str = "ja", names: Sequence[str] = (),
-           lifted: float | None = None) -> GateDecision:
+           lifted: float | None = None, absent_words: int = 0) -> GateDecision:
     """Answer when the dense margin, the keyword coverage or the top dense similarity (its threshold per
     question language: e5 similarities of English questions sit lower) is strong enough, unless most of the
     question's content words occur in no document at all. That last check is skipped when the corpus barely
@@ -87,7 +93,9 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     may be answered: the dense evidence decides alone). A question that names something no document does
     (`names`, found by the searcher with its own language rules) is refused first: documents that never
     mention France do not say what its capital is. `lifted` (the best similarity less its document's null level,
-    kotae.search.docnull), when the index has those levels, stands for the top similarity in the last rule."""
+    kotae.search.docnull), when the index has those levels, stands for the top similarity in the last rule, which
+    does not answer when `absent_words` (how many content words no document holds) reaches
+    `SIMILARITY_ABSENT_WORDS`."""
     if names:
         return GateDecision(False, similarity, margin, cov,
                             f"names in no document: {', '.join(names)} (similarity margin {margin:.3f}, keyword "
@@ -105,10 +113,17 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
         return GateDecision(True, similarity, margin, cov, why)
     evidence = similarity if lifted is None else lifted
     what = "top similarity" if lifted is None else "similarity over its document's off-topic level"
-    if evidence >= min_sim and not (SIMILARITY_ABSENT is not None and absent >= SIMILARITY_ABSENT
-                                    and lang_share >= MIN_LANG_SHARE):
+    absent_decides = lang_share >= MIN_LANG_SHARE
+    too_absent = absent_decides and ((SIMILARITY_ABSENT is not None and absent >= SIMILARITY_ABSENT)
+                                     or (SIMILARITY_ABSENT_WORDS is not None and absent_words >= SIMILARITY_ABSENT_WORDS))
+    if evidence >= min_sim and not too_absent:
         why = f"{what} {evidence:.3f} ≥ {min_sim}"
         return GateDecision(True, similarity, margin, cov, why, lifted=lifted)
+    if evidence >= min_sim:
+        return GateDecision(False, similarity, margin, cov,
+                            f"{absent:.0%} ({absent_words}) of the question's content words in no document, with only its "
+                            f"{what} {evidence:.3f} as evidence (similarity margin {margin:.3f} < {settings.min_margin}, "
+                            f"keyword coverage {cov:.2f} < {settings.min_coverage})", lifted=lifted)
     sim_part = f", {what} {evidence:.3f} < {min_sim}" if min_sim <= 1 else ""
     return GateDecision(False, similarity, margin, cov,
                         f"similarity margin {margin:.3f} < {settings.min_margin} and "
@@ -200,6 +215,9 @@ def calibrate(samples: Sequence[Sample], max_false_refusal: float = 0.05,
 
 
 # Words that ask rather than name what is asked about (教えてください, explain): never "absent from the documents".
+# Tokens that name nothing a document could lack: honorific affixes (お客さん → 御, 客, さん) and the hedge of
+# 〜かもしれない (知れる). Left out of the absent-word share and count (a user's お客さん is not two missing words).
+HOLLOW = frozenset({"御", "さん", "君", "ちゃん", "知れる"})
 ASKING = frozenset({"下さる", "頂く", "いただく", "教える", "説明", "知る", "思う", "欲しい", "言う", "explain",
                     "tell", "describ", "know", "pleas", "list", "give", "show", "much", "mani", "often", "long",
                     "far", "全部", "全て", "すべて", "挙げる", "一覧"})
@@ -224,7 +242,7 @@ def absent_terms(question_words: Sequence[tuple[str, Sequence[str]]], df: Mappin
     run = ""
     named = False  # the run has a piece the documents hold in no form
     for surface, tokens in [*question_words, ("", [])]:
-        missing = bool(tokens) and all(df.get(t, 0) == 0 for t in tokens) and not set(tokens) <= ASKING
+        missing = bool(tokens) and all(df.get(t, 0) == 0 for t in tokens) and not set(tokens) <= ASKING | HOLLOW
         if missing and (not run or run[-1].isascii() == surface[:1].isascii()):
             glue = " " if run and surface.isascii() else ""  # English words apart, Japanese pieces joined
             run = f"{run}{glue}{surface}"
