@@ -52,7 +52,7 @@ def test_gate_decides_on_either_signal():
     assert not no.found and "margin 0.030 < 0.04" in no.reason
 
 
-def test_similarity_alone_does_not_answer_a_question_naming_several_things_no_document_holds(monkeypatch):
+def test_dense_evidence_alone_does_not_answer_a_question_naming_several_things_no_document_holds(monkeypatch):
     from kotae.search import gate
     monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS", 4)
     s = GateSettings(min_margin=0.06, min_coverage=0.4, max_absent=0.8, min_similarity_ja=0.44)
@@ -60,12 +60,19 @@ def test_similarity_alone_does_not_answer_a_question_naming_several_things_no_do
     assert decide(0.85, 0.04, 0.1, s, absent=0.43, absent_words=3, lifted=0.45).found
     no = decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45)
     assert not no.found and "(4) of the question's content words in no document" in no.reason
-    # margin or coverage is evidence of its own; a corpus barely in the question's language has no absent words
-    assert decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=4, lifted=0.45).found
+    # the margin alone neither (MARGIN_ABSENT_WORDS); keyword coverage is evidence of its own, and a corpus barely in
+    # the question's language has no absent words
+    monkeypatch.setattr(gate, "MARGIN_ABSENT_WORDS", 4)
+    assert decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=3, lifted=0.45).found
+    no = decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=4, lifted=0.30)
+    assert not no.found and "with only dense evidence (similarity margin 0.070" in no.reason
+    assert decide(0.85, 0.07, 0.5, s, absent=0.4, absent_words=4, lifted=0.45).found
     assert decide(0.85, 0.04, 0.5, s, absent=0.4, absent_words=4, lifted=0.45).found
     assert decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45, lang_share=0.1).found
     monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS", None)
+    monkeypatch.setattr(gate, "MARGIN_ABSENT_WORDS", None)
     assert decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=9, lifted=0.45).found
+    assert decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=9, lifted=0.45).found
 
 
 def test_honorifics_and_hedges_are_no_absent_words():

@@ -81,6 +81,11 @@ SIMILARITY_ABSENT: float | None = None
 # では…」 over workplace rules). 4 chosen on the golden fit halves (bench/refusal.py "similarity alone: N absent
 # words"): at 3 they lose answerable questions, at 4 one of 95 on the samples. None: off.
 SIMILARITY_ABSENT_WORDS: int | None = 4
+# The same for a question passing on its dense margin: with this many content words in no document, only keyword
+# coverage would answer it. Off (None): at 4 every fit half was equal and a few more off-topic questions were refused
+# (bench/refusal.py "margin: any number of absent words"), but a colloquial held-out question passing on its margin
+# (「子どもが熱を出したときに使える休みは年にいくつ？」) and a test question were refused.
+MARGIN_ABSENT_WORDS: int | None = None
 
 
 def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
@@ -93,9 +98,9 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     may be answered: the dense evidence decides alone). A question that names something no document does
     (`names`, found by the searcher with its own language rules) is refused first: documents that never
     mention France do not say what its capital is. `lifted` (the best similarity less its document's null level,
-    kotae.search.docnull), when the index has those levels, stands for the top similarity in the last rule, which
-    does not answer when `absent_words` (how many content words no document holds) reaches
-    `SIMILARITY_ABSENT_WORDS`."""
+    kotae.search.docnull), when the index has those levels, stands for the top similarity in the last rule. Neither
+    the margin nor the similarity answers when `absent_words` (how many content words no document holds) reaches
+    `MARGIN_ABSENT_WORDS` / `SIMILARITY_ABSENT_WORDS`: then only keyword coverage does."""
     if names:
         return GateDecision(False, similarity, margin, cov,
                             f"names in no document: {', '.join(names)} (similarity margin {margin:.3f}, keyword "
@@ -105,7 +110,9 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
         return GateDecision(False, similarity, margin, cov,
                             f"{absent:.0%} of the question's content words in no document ≥ "
                             f"{settings.max_absent:.0%} (similarity margin {margin:.3f}, keyword coverage {cov:.2f})")
-    if margin >= settings.min_margin:
+    margin_absent = (MARGIN_ABSENT_WORDS is not None and absent_words >= MARGIN_ABSENT_WORDS
+                     and lang_share >= MIN_LANG_SHARE)
+    if margin >= settings.min_margin and not margin_absent:
         why = f"similarity margin {margin:.3f} ≥ {settings.min_margin}"
         return GateDecision(True, similarity, margin, cov, why)
     if cov >= settings.min_coverage:
@@ -119,11 +126,11 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     if evidence >= min_sim and not too_absent:
         why = f"{what} {evidence:.3f} ≥ {min_sim}"
         return GateDecision(True, similarity, margin, cov, why, lifted=lifted)
-    if evidence >= min_sim:
+    if evidence >= min_sim or margin_absent:  # dense evidence enough, but for the words no document holds
         return GateDecision(False, similarity, margin, cov,
-                            f"{absent:.0%} ({absent_words}) of the question's content words in no document, with only its "
-                            f"{what} {evidence:.3f} as evidence (similarity margin {margin:.3f} < {settings.min_margin}, "
-                            f"keyword coverage {cov:.2f} < {settings.min_coverage})", lifted=lifted)
+                            f"{absent:.0%} ({absent_words}) of the question's content words in no document, with only "
+                            f"dense evidence (similarity margin {margin:.3f}, {what} {evidence:.3f}; keyword coverage "
+                            f"{cov:.2f} < {settings.min_coverage})", lifted=lifted)
     sim_part = f", {what} {evidence:.3f} < {min_sim}" if min_sim <= 1 else ""
     return GateDecision(False, similarity, margin, cov,
                         f"similarity margin {margin:.3f} < {settings.min_margin} and "
