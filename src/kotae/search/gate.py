@@ -79,7 +79,7 @@ SIMILARITY_ABSENT: float | None = None
 # a count, not a share. A short question in users' own words has one to three such words (「お昼ごはん」 for
 # 社員食堂); a question about something else names several things the documents never do (「日本共産党の綱領草案
 # では…」 over workplace rules). 4 chosen on the golden fit halves (bench/refusal.py "similarity alone: N absent
-# words"): at 3 they lose answerable questions, at 4 one of 95 on the samples. None: off.
+# words"): at 3 they lose an answerable question, at 4 none. None: off.
 SIMILARITY_ABSENT_WORDS: int | None = 4
 # The same for a question passing on its dense margin: with this many content words in no document, only keyword
 # coverage would answer it. Off (None): at 4 every fit half was equal and a few more off-topic questions were refused
@@ -221,10 +221,10 @@ def calibrate(samples: Sequence[Sample], max_false_refusal: float = 0.05,
     return s, evaluate(samples, s)
 
 
-# Words that ask rather than name what is asked about (教えてください, explain): never "absent from the documents".
 # Tokens that name nothing a document could lack: honorific affixes (お客さん → 御, 客, さん) and the hedge of
 # 〜かもしれない (知れる). Left out of the absent-word share and count (a user's お客さん is not two missing words).
 HOLLOW = frozenset({"御", "さん", "君", "ちゃん", "知れる"})
+# Words that ask rather than name what is asked about (教えてください, explain): never "absent from the documents".
 ASKING = frozenset({"下さる", "頂く", "いただく", "教える", "説明", "知る", "思う", "欲しい", "言う", "explain",
                     "tell", "describ", "know", "pleas", "list", "give", "show", "much", "mani", "often", "long",
                     "far", "全部", "全て", "すべて", "挙げる", "一覧"})
