@@ -60,6 +60,11 @@ def test_dense_evidence_alone_does_not_answer_a_question_naming_several_things_n
     assert decide(0.85, 0.04, 0.1, s, absent=0.43, absent_words=3, lifted=0.45).found
     no = decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45)
     assert not no.found and "(4) of the question's content words in no document" in no.reason
+    # an English question counts fewer: one thing named in Japanese is often several tokens
+    monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS_EN", 3)
+    en = GateSettings(min_margin=0.06, min_coverage=0.4, max_absent=0.8, min_similarity_en=0.43)
+    assert not decide(0.85, 0.04, 0.1, en, absent=0.5, absent_words=3, lifted=0.45, lang="en").found
+    assert decide(0.85, 0.04, 0.1, en, absent=0.4, absent_words=2, lifted=0.45, lang="en").found
     # the margin alone neither (MARGIN_ABSENT_WORDS); keyword coverage is evidence of its own, and a corpus barely in
     # the question's language has no absent words
     monkeypatch.setattr(gate, "MARGIN_ABSENT_WORDS", 4)
