@@ -163,14 +163,14 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
         row = {"n": len(questions), "answerable": answerable}
         default = [not decide(sim, m, c, GateSettings(), lang=lang).found for lang, m, c, _, _, sim, *_ in signals]
         fitted = k.searcher.gate_settings()
-        auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang, absent_words=round(a * n)).found
+        auto = [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang, content=n).found
                 for lang, m, c, a, ls, sim, _, n in signals]
-        before = [not decide(sim, m, c, previous, absent=a, lang_share=ls, lang=lang, absent_words=round(a * n)).found
+        before = [not decide(sim, m, c, previous, absent=a, lang_share=ls, lang=lang, content=n).found
                   for lang, m, c, a, ls, sim, _, n in signals]
         # the names rule (search.absent_names) on top of the self-calibrated thresholds
         named = [r or s[6] > 0 for r, s in zip(auto, signals, strict=True)]
         lang_margin = [not decide(sim, m, c, per_lang.get(lang, fitted), absent=a, lang_share=ls, lang=lang,
-                              absent_words=round(a * n)).found or nm > 0 for lang, m, c, a, ls, sim, nm, n in signals]
+                              content=n).found or nm > 0 for lang, m, c, a, ls, sim, nm, n in signals]
         row["names+lang_margin"] = rate(lang_margin)
         row["default"], row["auto"] = rate(default), rate(auto)  # refused share: false refusals if answerable
         row["previous"], row["names"] = rate(before), rate(named)
@@ -190,7 +190,7 @@ def measure(k: Kotae, groups: dict[str, tuple[bool, list[str]]]) -> dict:
             for group, (_, questions) in groups.items():
                 out["groups"][group][label] = rate(
                     [not decide(sim, m, c, fitted, absent=a, lang_share=ls, lang=lang,
-                                absent_words=round(a * n)).found or nm > 0
+                                content=n).found or nm > 0
                      for lang, m, c, a, ls, sim, nm, n in k._signals(questions)])
             value = getattr(module, name)
             out.setdefault("experiments", {})[label] = (False if callable(value)  # a function: off

@@ -57,27 +57,27 @@ def test_dense_evidence_alone_does_not_answer_a_question_naming_several_things_n
     monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS", 4)
     s = GateSettings(min_margin=0.06, min_coverage=0.4, max_absent=0.8, min_similarity_ja=0.44)
     # similarity is the only evidence: three absent words (users' own words) still answer, four do not
-    assert decide(0.85, 0.04, 0.1, s, absent=0.43, absent_words=3, lifted=0.45).found
-    no = decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45)
+    assert decide(0.85, 0.04, 0.1, s, absent=3 / 7, content=7, lifted=0.45).found
+    no = decide(0.85, 0.04, 0.1, s, absent=0.4, content=10, lifted=0.45)
     assert not no.found and "(4) of the question's content words in no document" in no.reason
     # an English question counts fewer: one thing named in Japanese is often several tokens
     monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS_EN", 3)
     en = GateSettings(min_margin=0.06, min_coverage=0.4, max_absent=0.8, min_similarity_en=0.43)
-    assert not decide(0.85, 0.04, 0.1, en, absent=0.5, absent_words=3, lifted=0.45, lang="en").found
-    assert decide(0.85, 0.04, 0.1, en, absent=0.4, absent_words=2, lifted=0.45, lang="en").found
+    assert not decide(0.85, 0.04, 0.1, en, absent=0.5, content=6, lifted=0.45, lang="en").found
+    assert decide(0.85, 0.04, 0.1, en, absent=0.4, content=5, lifted=0.45, lang="en").found
     # the margin alone neither (MARGIN_ABSENT_WORDS); keyword coverage is evidence of its own, and a corpus barely in
     # the question's language has no absent words
     monkeypatch.setattr(gate, "MARGIN_ABSENT_WORDS", 4)
-    assert decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=3, lifted=0.45).found
-    no = decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=4, lifted=0.30)
+    assert decide(0.85, 0.07, 0.1, s, absent=0.3, content=10, lifted=0.45).found
+    no = decide(0.85, 0.07, 0.1, s, absent=0.4, content=10, lifted=0.30)
     assert not no.found and "with only dense evidence (similarity margin 0.070" in no.reason
-    assert decide(0.85, 0.07, 0.5, s, absent=0.4, absent_words=4, lifted=0.45).found
-    assert decide(0.85, 0.04, 0.5, s, absent=0.4, absent_words=4, lifted=0.45).found
-    assert decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=4, lifted=0.45, lang_share=0.1).found
+    assert decide(0.85, 0.07, 0.5, s, absent=0.4, content=10, lifted=0.45).found
+    assert decide(0.85, 0.04, 0.5, s, absent=0.4, content=10, lifted=0.45).found
+    assert decide(0.85, 0.04, 0.1, s, absent=0.4, content=10, lifted=0.45, lang_share=0.1).found
     monkeypatch.setattr(gate, "SIMILARITY_ABSENT_WORDS", None)
     monkeypatch.setattr(gate, "MARGIN_ABSENT_WORDS", None)
-    assert decide(0.85, 0.04, 0.1, s, absent=0.4, absent_words=9, lifted=0.45).found
-    assert decide(0.85, 0.07, 0.1, s, absent=0.4, absent_words=9, lifted=0.45).found
+    assert decide(0.85, 0.04, 0.1, s, absent=0.45, content=20, lifted=0.45).found
+    assert decide(0.85, 0.07, 0.1, s, absent=0.45, content=20, lifted=0.45).found
 
 
 def test_honorifics_and_hedges_are_no_absent_words():

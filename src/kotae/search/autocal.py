@@ -217,7 +217,7 @@ def stats(answerable: Sequence[Sequence[float | str]], unanswerable: Sequence[Se
     """How `settings` decide on the evidence of answerable and unanswerable questions (any signal form)."""
     def refused(signals: Sequence[Sequence[float | str]]) -> int:
         return sum(not decide(x[5] or 0.0, x[1], x[2], settings, absent=x[3], lang_share=x[4], lang=x[0],
-                              absent_words=round(x[3] * x[6])).found for x in map(_parse, signals))
+                              content=x[6]).found for x in map(_parse, signals))
     return GateStats(len(answerable), len(unanswerable), refused(answerable), refused(unanswerable))
 
 

@@ -95,7 +95,7 @@ MARGIN_ABSENT_WORDS: int | None = None
 
 def decide(similarity: float, margin: float, cov: float, settings: GateSettings, *, absent: float = 0.0,
            lang_share: float = 1.0, lang: str = "ja", names: Sequence[str] = (),
-           lifted: float | None = None, absent_words: int = 0) -> GateDecision:
+           lifted: float | None = None, content: int = 0) -> GateDecision:
     """Answer when the dense margin, the keyword coverage or the top dense similarity (its threshold per
     question language: e5 similarities of English questions sit lower) is strong enough, unless most of the
     question's content words occur in no document at all. That last check is skipped when the corpus barely
@@ -104,8 +104,9 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
     (`names`, found by the searcher with its own language rules) is refused first: documents that never
     mention France do not say what its capital is. `lifted` (the best similarity less its document's null level,
     kotae.search.docnull), when the index has those levels, stands for the top similarity in the last rule. Neither
-    the margin nor the similarity answers when `absent_words` (how many content words no document holds) reaches
-    `MARGIN_ABSENT_WORDS` / `SIMILARITY_ABSENT_WORDS`: then only keyword coverage does."""
+    the margin nor the similarity answers when the content words no document holds (`absent` of the question's
+    `content` words) reach `MARGIN_ABSENT_WORDS` / `SIMILARITY_ABSENT_WORDS` (`SIMILARITY_ABSENT_WORDS_EN` for an
+    English question): then only keyword coverage does."""
     if names:
         return GateDecision(False, similarity, margin, cov,
                             f"names in no document: {', '.join(names)} (similarity margin {margin:.3f}, keyword "
@@ -115,8 +116,9 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
         return GateDecision(False, similarity, margin, cov,
                             f"{absent:.0%} of the question's content words in no document ≥ "
                             f"{settings.max_absent:.0%} (similarity margin {margin:.3f}, keyword coverage {cov:.2f})")
-    margin_absent = (MARGIN_ABSENT_WORDS is not None and absent_words >= MARGIN_ABSENT_WORDS
-                     and lang_share >= MIN_LANG_SHARE)
+    absent_words = round(absent * content)
+    absent_decides = lang_share >= MIN_LANG_SHARE  # as for the share above
+    margin_absent = absent_decides and MARGIN_ABSENT_WORDS is not None and absent_words >= MARGIN_ABSENT_WORDS
     if margin >= settings.min_margin and not margin_absent:
         why = f"similarity margin {margin:.3f} ≥ {settings.min_margin}"
         return GateDecision(True, similarity, margin, cov, why)
@@ -125,9 +127,9 @@ def decide(similarity: float, margin: float, cov: float, settings: GateSettings,
         return GateDecision(True, similarity, margin, cov, why)
     evidence = similarity if lifted is None else lifted
     what = "top similarity" if lifted is None else "similarity over its document's off-topic level"
-    absent_decides = lang_share >= MIN_LANG_SHARE
-    count = SIMILARITY_ABSENT_WORDS_EN if lang == "en" and SIMILARITY_ABSENT_WORDS_EN is not None else \
-        SIMILARITY_ABSENT_WORDS
+    count = SIMILARITY_ABSENT_WORDS
+    if lang == "en" and SIMILARITY_ABSENT_WORDS_EN is not None:
+        count = SIMILARITY_ABSENT_WORDS_EN
     too_absent = absent_decides and ((SIMILARITY_ABSENT is not None and absent >= SIMILARITY_ABSENT)
                                      or (count is not None and absent_words >= count))
     if evidence >= min_sim and not too_absent:

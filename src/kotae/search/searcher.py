@@ -569,7 +569,7 @@ class Searcher:
         absent, content = absent_share(qtokens, df, spans, may_hold)
         missing = self.absent_names(query, df) if self.settings.absent_names else []
         decision = decide(top_sim, margin, cov, self.gate_settings(), absent=absent, lang_share=share, lang=lang,
-                          names=missing, lifted=lifted, absent_words=round(absent * content))
+                          names=missing, lifted=lifted, content=content)
         decision = replace(decision, absent=absent, content=content, lang_share=share, lifted=lifted)
         if decision.found:
             return decision
